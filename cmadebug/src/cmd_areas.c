@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "cma.h"
+#include "commands.h"
+
+static void emit_pages(struct emit *e, const char *key_pages,
+		       const char *key_bytes, const char *label,
+		       uint64_t pages, uint64_t page_size)
+{
+	emit_uint(e, key_pages, NULL, FMT_DEC, pages);
+	if (page_size) {
+		emit_uint(e, key_bytes, label, FMT_SIZE, pages * page_size);
+	} else {
+		/* No page size: the text shows pages rather than guess. */
+		emit_missing(e, key_bytes, NULL);
+		emit_uint(e, NULL, label, FMT_DEC, pages);
+	}
+}
+
+static void emit_counter(struct emit *e, const char *key, const char *label,
+			 const struct opt_u64 *c)
+{
+	if (c->present)
+		emit_uint(e, key, label, FMT_DEC, c->v);
+	else
+		emit_missing(e, key, label);
+}
+
+static void emit_area(struct emit *e, const struct cma_area *a,
+		      uint64_t page_size)
+{
+	char range[64];
+
+	emit_object_begin(e, NULL);
+	emit_string(e, "name", "NAME", a->name);
+	emit_uint(e, "base_pfn", "BASE_PFN", FMT_HEX, a->base_pfn);
+	if (page_size) {
+		uint64_t start = a->base_pfn * page_size;
+		uint64_t end = start + a->count * page_size - 1;
+
+		snprintf(range, sizeof(range), "%#llx-%#llx",
+			 (unsigned long long)start, (unsigned long long)end);
+		emit_uint(e, "phys_start", NULL, FMT_HEX, start);
+		emit_uint(e, "phys_end", NULL, FMT_HEX, end);
+		emit_string(e, NULL, "PHYS_RANGE", range);
+	} else {
+		emit_missing(e, "phys_start", NULL);
+		emit_missing(e, "phys_end", "PHYS_RANGE");
+	}
+	emit_pages(e, "count_pages", "size_bytes", "SIZE", a->count, page_size);
+	emit_pages(e, "used_pages", "used_bytes", "USED", a->used, page_size);
+	emit_pages(e, "maxchunk_pages", "maxchunk_bytes", "MAXCHUNK",
+		   a->maxchunk, page_size);
+	emit_uint(e, "order_per_bit", "ORDER", FMT_DEC, a->order_per_bit);
+	emit_counter(e, "alloc_pages_success", "ALLOC_OK", &a->alloc_success);
+	emit_counter(e, "alloc_pages_fail", "ALLOC_FAIL", &a->alloc_fail);
+	emit_object_end(e);
+}
+
+int cmd_areas(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	struct emit *e = ctx->out;
+	struct cma_areas areas;
+	struct sysroot sr;
+	uint64_t total = 0;
+	int ret;
+
+	ret = cmd_parse_no_args(command_find("areas"), argc, argv);
+	if (ret >= 0)
+		return ret;
+	ret = sysroot_open(&sr, ctx->root_opts);
+	if (ret)
+		return ret;
+	ret = cma_areas_load(&sr, &areas);
+	if (ret)
+		return ret;
+	debug_msg(ctx->verbose, "page size %llu (from %s)",
+		  (unsigned long long)areas.page_size,
+		  areas.page_size_source ? areas.page_size_source : "nowhere");
+
+	emit_object_begin(e, NULL);
+	if (areas.page_size)
+		emit_uint(e, "page_size", NULL, FMT_DEC, areas.page_size);
+	else
+		emit_missing(e, "page_size", NULL);
+	emit_list_begin(e, "areas");
+	for (unsigned int i = 0; i < areas.nr; i++) {
+		emit_area(e, &areas.area[i], areas.page_size);
+		total += areas.area[i].count;
+	}
+	emit_list_end(e);
+	emit_uint(e, "nr_areas", "Areas", FMT_DEC, areas.nr);
+	emit_pages(e, "total_pages", "total_bytes", "Total", total,
+		   areas.page_size);
+	if (areas.cma_total_kb.present)
+		emit_uint(e, "meminfo_cma_total_bytes", "CmaTotal (meminfo)",
+			  FMT_SIZE, areas.cma_total_kb.v * 1024);
+	else
+		emit_missing(e, "meminfo_cma_total_bytes", "CmaTotal (meminfo)");
+	emit_object_end(e);
+	cma_areas_free(&areas);
+	return EXIT_OK;
+}

@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emit.h"
+#include "util.h"
+
+void emit_init(struct emit *e, FILE *out, bool json)
+{
+	memset(e, 0, sizeof(*e));
+	e->out = out;
+	e->json = json;
+	e->first[0] = true;
+}
+
+int emit_finish(struct emit *e)
+{
+	if (e->json && e->started)
+		fputc('\n', e->out);
+	if (fflush(e->out) || ferror(e->out))
+		return -EIO;
+	return e->error;
+}
+
+static void json_indent(struct emit *e)
+{
+	fputc('\n', e->out);
+	for (int i = 0; i < e->depth; i++)
+		fputs("  ", e->out);
+}
+
+static void json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", out);
+		else if (c == '\t')
+			fputs("\\t", out);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+/* Separator, indentation and "key": for the next JSON member. */
+static void json_member(struct emit *e, const char *key)
+{
+	if (e->depth > 0) {
+		if (!e->first[e->depth])
+			fputc(',', e->out);
+		json_indent(e);
+	}
+	e->first[e->depth] = false;
+	e->started = true;
+	if (key) {
+		json_string(e->out, key);
+		fputs(": ", e->out);
+	}
+}
+
+static void json_open(struct emit *e, const char *key, char bracket)
+{
+	json_member(e, key);
+	fputc(bracket, e->out);
+	if (e->depth + 1 < EMIT_MAX_DEPTH) {
+		e->depth++;
+		e->first[e->depth] = true;
+	} else {
+		e->error = -EINVAL;
+	}
+}
+
+static void json_close(struct emit *e, char bracket)
+{
+	bool empty = e->first[e->depth];
+
+	if (e->depth > 0)
+		e->depth--;
+	if (!empty)
+		json_indent(e);
+	fputc(bracket, e->out);
+}
+
+/* Text tables: collect the cells, print aligned at the end of the list. */
+static char **row_cells(struct emit_table *t, unsigned int row)
+{
+	return t->cells + (size_t)row * EMIT_MAX_COLS;
+}
+
+static void table_reset(struct emit_table *t)
+{
+	for (unsigned int r = 0; r < t->nrows; r++)
+		for (unsigned int c = 0; c < t->ncols; c++)
+			free(row_cells(t, r)[c]);
+	free(t->cells);
+	memset(t, 0, sizeof(*t));
+}
+
+static void table_row_begin(struct emit *e)
+{
+	struct emit_table *t = &e->table;
+
+	if (t->nrows == t->cap) {
+		unsigned int cap = t->cap ? t->cap * 2 : 16;
+		char **cells = realloc(t->cells,
+				       (size_t)cap * EMIT_MAX_COLS * sizeof(char *));
+
+		if (!cells) {
+			e->error = -ENOMEM;
+			return;
+		}
+		t->cells = cells;
+		t->cap = cap;
+	}
+	memset(row_cells(t, t->nrows), 0, EMIT_MAX_COLS * sizeof(char *));
+	t->nrows++;
+	t->col = 0;
+}
+
+static void table_cell(struct emit *e, const char *label, bool right,
+		       const char *text)
+{
+	struct emit_table *t = &e->table;
+	unsigned int c = t->col++;
+
+	if (e->error || !t->nrows || c >= EMIT_MAX_COLS) {
+		if (c >= EMIT_MAX_COLS)
+			e->error = -EINVAL;
+		return;
+	}
+	if (t->nrows == 1) {	/* the first row defines the columns */
+		t->labels[c] = label;
+		t->right[c] = right;
+		t->ncols = c + 1;
+	}
+	row_cells(t, t->nrows - 1)[c] = strdup(text);
+	if (!row_cells(t, t->nrows - 1)[c])
+		e->error = -ENOMEM;
+}
+
+static void table_print(struct emit *e)
+{
+	struct emit_table *t = &e->table;
+	size_t width[EMIT_MAX_COLS];
+
+	for (unsigned int c = 0; c < t->ncols; c++) {
+		width[c] = strlen(t->labels[c]);
+		for (unsigned int r = 0; r < t->nrows; r++) {
+			const char *s = row_cells(t, r)[c];
+
+			if (s && strlen(s) > width[c])
+				width[c] = strlen(s);
+		}
+	}
+	for (int r = -1; r < (int)t->nrows; r++) {
+		for (unsigned int c = 0; c < t->ncols; c++) {
+			const char *s = r < 0 ? t->labels[c] :
+						row_cells(t, (unsigned int)r)[c];
+			bool last = c + 1 == t->ncols;
+
+			if (!s)
+				s = "";
+			if (t->right[c])
+				fprintf(e->out, "%*s", (int)width[c], s);
+			else if (last)
+				fputs(s, e->out);
+			else
+				fprintf(e->out, "%-*s", (int)width[c], s);
+			fputs(last ? "\n" : "  ", e->out);
+		}
+	}
+	table_reset(t);
+}
+
+void emit_object_begin(struct emit *e, const char *key)
+{
+	if (e->json)
+		json_open(e, key, '{');
+	else if (e->in_table && !e->nested)
+		table_row_begin(e);
+}
+
+void emit_object_end(struct emit *e)
+{
+	if (e->json)
+		json_close(e, '}');
+}
+
+void emit_list_begin(struct emit *e, const char *key)
+{
+	if (e->json) {
+		json_open(e, key, '[');
+		return;
+	}
+	if (e->in_table) {
+		e->nested++;
+		return;
+	}
+	table_reset(&e->table);
+	e->in_table = true;
+}
+
+void emit_list_end(struct emit *e)
+{
+	if (e->json) {
+		json_close(e, ']');
+		return;
+	}
+	if (e->nested) {
+		e->nested--;
+		return;
+	}
+	e->in_table = false;
+	table_print(e);
+}
+
+/* Text form of a field: a table cell, or a "Label: value" line. */
+static void text_field(struct emit *e, const char *label, bool right,
+		       const char *text)
+{
+	if (!label || e->nested)
+		return;
+	if (e->in_table)
+		table_cell(e, label, right, text);
+	else
+		fprintf(e->out, "%s: %s\n", label, text);
+}
+
+void emit_uint(struct emit *e, const char *key, const char *label,
+	       enum emit_fmt fmt, uint64_t v)
+{
+	char text[64];
+
+	if (e->json) {
+		if (key) {
+			json_member(e, key);
+			fprintf(e->out, "%" PRIu64, v);
+		}
+		return;
+	}
+	switch (fmt) {
+	case FMT_HEX:
+		snprintf(text, sizeof(text), "%#" PRIx64, v);
+		break;
+	case FMT_SIZE:
+		format_size(v, text, sizeof(text));
+		break;
+	default:
+		snprintf(text, sizeof(text), "%" PRIu64, v);
+		break;
+	}
+	text_field(e, label, true, text);
+}
+
+void emit_string(struct emit *e, const char *key, const char *label,
+		 const char *s)
+{
+	if (e->json) {
+		if (key) {
+			json_member(e, key);
+			json_string(e->out, s);
+		}
+		return;
+	}
+	text_field(e, label, false, s);
+}
+
+void emit_bool(struct emit *e, const char *key, const char *label, bool v)
+{
+	if (e->json) {
+		if (key) {
+			json_member(e, key);
+			fputs(v ? "true" : "false", e->out);
+		}
+		return;
+	}
+	text_field(e, label, false, v ? "yes" : "no");
+}
+
+void emit_missing(struct emit *e, const char *key, const char *label)
+{
+	if (e->json) {
+		if (key) {
+			json_member(e, key);
+			fputs("null", e->out);
+		}
+		return;
+	}
+	text_field(e, label, true, "-");
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The one output layer.  A command describes each record once, field by
+ * field; every call carries both the JSON key and the text label, so the text
+ * and the JSON forms cannot drift apart (iproute2's print_uint(PRINT_ANY...)).
+ *
+ * Text form: fields of an object print as "Label: value" lines; the objects of
+ * a list print as a table whose columns are the labelled fields; a list inside
+ * a table row is JSON-only (the command adds a text-only summary cell).  A NULL label
+ * makes a field JSON-only; a NULL key makes it text-only.
+ */
+#ifndef CMADEBUG_EMIT_H
+#define CMADEBUG_EMIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum emit_fmt {
+	FMT_DEC,	/* 42 */
+	FMT_HEX,	/* 0x2a in text; a number in JSON */
+	FMT_SIZE,	/* bytes: "16 MiB" in text; a number in JSON */
+};
+
+#define EMIT_MAX_DEPTH	8
+#define EMIT_MAX_COLS	16
+
+struct emit_table {
+	const char *labels[EMIT_MAX_COLS];
+	bool right[EMIT_MAX_COLS];	/* numbers align right */
+	unsigned int ncols;
+	char **cells;			/* rows * EMIT_MAX_COLS */
+	unsigned int nrows, cap, col;
+};
+
+struct emit {
+	FILE *out;
+	bool json;
+	int depth;
+	bool first[EMIT_MAX_DEPTH];	/* no comma before the next member */
+	bool in_table;			/* text: inside a list's row */
+	int nested;			/* text: lists inside a table row are JSON-only */
+	struct emit_table table;
+	bool started;			/* JSON: something was written */
+	int error;			/* sticky: out of memory */
+};
+
+void emit_init(struct emit *e, FILE *out, bool json);
+/* Flushes and returns 0, or -ENOMEM / -EIO. */
+int emit_finish(struct emit *e);
+
+void emit_object_begin(struct emit *e, const char *key);
+void emit_object_end(struct emit *e);
+void emit_list_begin(struct emit *e, const char *key);
+void emit_list_end(struct emit *e);
+
+void emit_uint(struct emit *e, const char *key, const char *label,
+	       enum emit_fmt fmt, uint64_t v);
+void emit_string(struct emit *e, const char *key, const char *label,
+		 const char *s);
+void emit_bool(struct emit *e, const char *key, const char *label, bool v);
+/* A value the kernel did not provide: null in JSON, "-" in text. */
+void emit_missing(struct emit *e, const char *key, const char *label);
+
+#endif

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event-parse.h>
+#include <tracefs.h>
+
+#include "events.h"
+
+/* The events of Linux 6.12 that cmadebug reads (see tracepoints/events.md). */
+static const struct {
+	const char *system, *name, *feature;
+} known_events[] = {
+	{ "cma", "cma_alloc_start", "CONFIG_CMA and tracing" },
+	{ "cma", "cma_alloc_finish", "CONFIG_CMA and tracing" },
+	{ "cma", "cma_alloc_busy_retry", "CONFIG_CMA and tracing" },
+	{ "cma", "cma_release", "CONFIG_CMA and tracing" },
+	{ "migrate", "mm_migrate_pages", "CONFIG_MIGRATION and tracing" },
+};
+
+int event_format_fields(const char *system, const char *buf, size_t len,
+			char **fields, unsigned int max)
+{
+	struct tep_handle *tep = tep_alloc();
+	struct tep_event *event = NULL;
+	struct tep_format_field **list = NULL;
+	int n = -EINVAL;
+
+	if (!tep)
+		return -ENOMEM;
+	if (tep_parse_format(tep, &event, buf, (unsigned long)len, system) ||
+	    !event)
+		goto out;
+	list = tep_event_fields(event);
+	if (!list)
+		goto out;
+	n = 0;
+	for (unsigned int i = 0; list[i] && (unsigned int)n < max; i++) {
+		fields[n] = strdup(list[i]->name);
+		if (!fields[n]) {
+			while (n > 0)
+				free(fields[--n]);
+			n = -ENOMEM;
+			goto out;
+		}
+		n++;
+	}
+out:
+	free(list);
+	tep_free(tep);
+	return n;
+}
+
+/*
+ * libtracefs lists the events of a system from the tracing directory we
+ * found (or the captured one): the same call on a board and on a fixture.
+ */
+static bool system_has_event(char **names, const char *name)
+{
+	for (unsigned int i = 0; names && names[i]; i++)
+		if (!strcmp(names[i], name))
+			return true;
+	return false;
+}
+
+int events_load(const struct sysroot *sr, struct event_list *list)
+{
+	char tracing_dir[PATH_MAX];
+	int ret = EXIT_OK;
+
+	memset(list, 0, sizeof(*list));
+	list->ev = calloc(ARRAY_SIZE(known_events), sizeof(*list->ev));
+	if (!list->ev) {
+		err_msg("out of memory");
+		return EXIT_ENV;
+	}
+	list->nr = ARRAY_SIZE(known_events);
+	for (unsigned int i = 0; i < list->nr; i++) {
+		list->ev[i].system = known_events[i].system;
+		list->ev[i].name = known_events[i].name;
+		list->ev[i].feature = known_events[i].feature;
+	}
+	list->have_tracefs = !sysroot_path(sr, FS_TRACEFS, "", tracing_dir);
+	if (!list->have_tracefs) {
+		err_msg("tracefs is not mounted (mount -t tracefs none /sys/kernel/tracing, or --tracefs DIR)");
+		ret = EXIT_ENV;
+		goto out;
+	}
+
+	for (unsigned int i = 0; i < list->nr; i++) {
+		struct event_info *ev = &list->ev[i];
+		char **names = tracefs_system_events(tracing_dir, ev->system);
+		char rel[PATH_MAX];
+		char *buf;
+		size_t len;
+		int n;
+
+		ev->present = system_has_event(names, ev->name);
+		tracefs_list_free(names);
+		if (!ev->present)
+			continue;
+		snprintf(rel, sizeof(rel), "events/%s/%s/format", ev->system,
+			 ev->name);
+		n = sysroot_read(sr, FS_TRACEFS, rel, &buf, &len);
+		if (n) {
+			ret = sysroot_read_error(sr, FS_TRACEFS, rel, n, NULL);
+			goto out;
+		}
+		n = event_format_fields(ev->system, buf, len, ev->fields,
+					EVENT_MAX_FIELDS);
+		free(buf);
+		if (n < 0) {
+			char path[PATH_MAX];
+
+			sysroot_path(sr, FS_TRACEFS, rel, path);
+			err_msg("%s: libtraceevent cannot parse this format file",
+				path);
+			ret = EXIT_ENV;
+			goto out;
+		}
+		ev->nr_fields = (unsigned int)n;
+		list->nr_present++;
+	}
+out:
+	if (ret)
+		events_free(list);
+	return ret;
+}
+
+void events_free(struct event_list *list)
+{
+	for (unsigned int i = 0; i < list->nr; i++)
+		for (unsigned int f = 0; f < list->ev[i].nr_fields; f++)
+			free(list->ev[i].fields[f]);
+	free(list->ev);
+	memset(list, 0, sizeof(*list));
+}

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmadebug: inspect the Contiguous Memory Allocator and the ARM linear map.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+
+#ifndef CMADEBUG_VERSION
+#define CMADEBUG_VERSION "0.1"
+#endif
+
+static const struct command commands[] = {
+	{ "areas", "list the CMA areas: range, size, usage, counters", "",
+	  cmd_areas },
+	{ "events", "list the trace events cmadebug reads, and their fields", "",
+	  cmd_events },
+};
+
+const struct command *command_find(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+int cmd_parse_no_args(const struct command *cmd, int argc, char **argv)
+{
+	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		printf("Usage: cmadebug [OPTIONS] %s%s%s\n%s\n", cmd->name,
+		       *cmd->usage ? " " : "", cmd->usage, cmd->summary);
+		return EXIT_OK;
+	}
+	if (argc > 1) {
+		err_msg("%s: unexpected argument '%s' (see 'cmadebug %s --help')",
+			cmd->name, argv[1], cmd->name);
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: cmadebug [OPTIONS] COMMAND [ARGS]\n"
+		"\n"
+		"Options:\n"
+		"  -r, --root DIR     read a captured tree under DIR instead of the live system\n"
+		"      --debugfs DIR  debugfs mount point (default: from /proc/mounts; env CMADEBUG_DEBUGFS)\n"
+		"      --tracefs DIR  tracefs mount point (default: from /proc/mounts; env CMADEBUG_TRACEFS)\n"
+		"  -j, --json         JSON output\n"
+		"  -v, --verbose      explain where numbers come from (stderr)\n"
+		"  -V, --version      print the version\n"
+		"  -h, --help         this help\n"
+		"\n"
+		"Commands:\n");
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		fprintf(out, "  %-8s %s\n", commands[i].name,
+			commands[i].summary);
+	fprintf(out,
+		"\nExit status: 0 ok, 1 usage, 2 environment (no debugfs, no permission,\n"
+		"kernel lacks a feature), 3 a check found a problem.\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option long_opts[] = {
+		{ "root", required_argument, NULL, 'r' },
+		{ "debugfs", required_argument, NULL, 'D' },
+		{ "tracefs", required_argument, NULL, 'T' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct sysroot_opts root_opts = {
+		.debugfs = getenv("CMADEBUG_DEBUGFS"),
+		.tracefs = getenv("CMADEBUG_TRACEFS"),
+	};
+	struct cmd_ctx ctx = { .root_opts = &root_opts };
+	const struct command *cmd;
+	bool json = false;
+	struct emit out;
+	int opt, ret;
+
+	/* '+': options after the command belong to the command. */
+	while ((opt = getopt_long(argc, argv, "+r:jvVh", long_opts, NULL)) != -1) {
+		switch (opt) {
+		case 'r':
+			root_opts.root = optarg;
+			break;
+		case 'D':
+			root_opts.debugfs = optarg;
+			break;
+		case 'T':
+			root_opts.tracefs = optarg;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'v':
+			ctx.verbose = true;
+			break;
+		case 'V':
+			printf("cmadebug %s\n", CMADEBUG_VERSION);
+			return EXIT_OK;
+		case 'h':
+			usage(stdout);
+			return EXIT_OK;
+		default:
+			err_msg("see 'cmadebug --help'");
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	cmd = command_find(argv[optind]);
+	if (!cmd) {
+		err_msg("unknown command '%s' (see 'cmadebug --help')",
+			argv[optind]);
+		return EXIT_USAGE;
+	}
+
+	emit_init(&out, stdout, json);
+	ctx.out = &out;
+	ret = cmd->run(&ctx, argc - optind, argv + optind);
+	if (ret == EXIT_OK && emit_finish(&out)) {
+		err_msg("writing the output failed");
+		ret = EXIT_ENV;
+	}
+	return ret;
+}

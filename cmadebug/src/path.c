@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "path.h"
+
+const char *fs_kind_name(enum fs_kind kind)
+{
+	switch (kind) {
+	case FS_ROOT:
+		return "root";
+	case FS_DEBUGFS:
+		return "debugfs";
+	case FS_TRACEFS:
+		return "tracefs";
+	case FS_SYSFS:
+		return "sysfs";
+	}
+	return "?";
+}
+
+static const char *mount_point(const struct sysroot *sr, enum fs_kind kind)
+{
+	switch (kind) {
+	case FS_ROOT:
+		return "/";
+	case FS_DEBUGFS:
+		return sr->debugfs;
+	case FS_TRACEFS:
+		return sr->tracefs;
+	case FS_SYSFS:
+		return sr->sysfs;
+	}
+	return "";
+}
+
+bool sysroot_has(const struct sysroot *sr, enum fs_kind kind)
+{
+	return mount_point(sr, kind)[0] != '\0';
+}
+
+/*
+ * /proc/mounts lines are "device mountpoint fstype options 0 0", with spaces
+ * in the mount point escaped as \040 (we do not expect any and refuse them).
+ * PREFER picks among several mounts of one type (tracefs is often mounted
+ * both at /sys/kernel/tracing and under debugfs).
+ */
+bool mounts_find(const char *buf, size_t len, const char *fstype,
+		 const char *prefer, char *mnt, size_t mnt_size)
+{
+	const char *p = buf, *end = buf + len;
+	bool found = false;
+
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		char dev[256], dir[PATH_MAX], type[64];
+		char line[PATH_MAX + 512];
+		size_t n;
+
+		if (!eol)
+			eol = end;
+		n = (size_t)(eol - p);
+		if (n < sizeof(line)) {
+			memcpy(line, p, n);
+			line[n] = '\0';
+			if (sscanf(line, "%255s %4095s %63s", dev, dir, type) == 3 &&
+			    !strcmp(type, fstype) && !strstr(dir, "\\") &&
+			    strlen(dir) < mnt_size) {
+				if (!found || (prefer && !strcmp(dir, prefer))) {
+					strcpy(mnt, dir);
+					found = true;
+				}
+			}
+		}
+		p = eol + 1;
+	}
+	return found;
+}
+
+static int join(char *buf, const char *a, const char *b, const char *c)
+{
+	int n = snprintf(buf, PATH_MAX, "%s%s%s%s%s", a, *b ? "/" : "", b,
+			 *c ? "/" : "", c);
+
+	if (n < 0 || n >= PATH_MAX)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int sysroot_path(const struct sysroot *sr, enum fs_kind kind, const char *rel,
+		 char *buf)
+{
+	const char *mnt = mount_point(sr, kind);
+
+	if (!*mnt)
+		return -ENOENT;
+	while (*mnt == '/')
+		mnt++;
+	while (*rel == '/')
+		rel++;
+	return join(buf, sr->live ? "" : sr->root, mnt, rel);
+}
+
+static int read_fd(int fd, char **buf, size_t *len)
+{
+	size_t cap = 4096, n = 0;
+	char *b = malloc(cap);
+
+	if (!b)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t r;
+
+		if (cap - n < 2) {
+			char *nb = realloc(b, cap * 2);
+
+			if (!nb) {
+				free(b);
+				return -ENOMEM;
+			}
+			b = nb;
+			cap *= 2;
+		}
+		r = read(fd, b + n, cap - n - 1);
+		if (r < 0) {
+			int err = -errno;
+
+			if (errno == EINTR)
+				continue;
+			free(b);
+			return err;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	b[n] = '\0';
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+static int read_host_file(const char *path, char **buf, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = read_fd(fd, buf, len);
+	close(fd);
+	return ret;
+}
+
+int sysroot_read(const struct sysroot *sr, enum fs_kind kind, const char *rel,
+		 char **buf, size_t *len)
+{
+	char path[PATH_MAX];
+	int ret = sysroot_path(sr, kind, rel, path);
+
+	if (ret)
+		return ret;
+	return read_host_file(path, buf, len);
+}
+
+int sysroot_read_u64(const struct sysroot *sr, enum fs_kind kind,
+		     const char *rel, uint64_t *val)
+{
+	char *buf;
+	size_t len;
+	int ret = sysroot_read(sr, kind, rel, &buf, &len);
+
+	if (ret)
+		return ret;
+	ret = parse_u64(buf, len, val);
+	free(buf);
+	return ret;
+}
+
+bool sysroot_exists(const struct sysroot *sr, enum fs_kind kind,
+		    const char *rel)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	return !sysroot_path(sr, kind, rel, path) && !stat(path, &st);
+}
+
+void strv_free(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int sysroot_list_dirs(const struct sysroot *sr, enum fs_kind kind,
+		      const char *rel, char ***names)
+{
+	char path[PATH_MAX], sub[PATH_MAX];
+	char **v = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	struct stat st;
+	DIR *dir;
+	int ret = sysroot_path(sr, kind, rel, path);
+
+	if (ret)
+		return ret;
+	dir = opendir(path);
+	if (!dir)
+		return -errno;
+	while ((de = readdir(dir))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (join(sub, path, de->d_name, "") || stat(sub, &st) ||
+		    !S_ISDIR(st.st_mode))
+			continue;
+		if (n == cap) {
+			char **nv = realloc(v, (cap ? cap * 2 : 8) * sizeof(*v));
+
+			if (!nv)
+				goto nomem;
+			v = nv;
+			cap = cap ? cap * 2 : 8;
+		}
+		v[n] = strdup(de->d_name);
+		if (!v[n])
+			goto nomem;
+		n++;
+	}
+	closedir(dir);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_str);
+	*names = v;
+	return (int)n;
+nomem:
+	closedir(dir);
+	strv_free(v, n);
+	return -ENOMEM;
+}
+
+int sysroot_read_error(const struct sysroot *sr, enum fs_kind kind,
+		       const char *rel, int err, const char *feature)
+{
+	char path[PATH_MAX];
+
+	if (sysroot_path(sr, kind, rel, path))
+		snprintf(path, sizeof(path), "%s/%s", fs_kind_name(kind), rel);
+	if (err == -EACCES || err == -EPERM)
+		err_msg("%s: permission denied (debugfs is root-only: run as root)",
+			path);
+	else if (err == -ENOENT && feature)
+		err_msg("%s: not found: the kernel lacks %s", path, feature);
+	else
+		err_msg("%s: %s", path, strerror(-err));
+	return EXIT_ENV;
+}
+
+static void find_mount(const char *mounts, size_t len, const char *override,
+		       const char *fstype, const char *prefer, char *out)
+{
+	if (override) {
+		snprintf(out, PATH_MAX, "%s", override);
+		return;
+	}
+	if (!mounts_find(mounts, len, fstype, prefer, out, PATH_MAX))
+		out[0] = '\0';
+}
+
+int sysroot_open(struct sysroot *sr, const struct sysroot_opts *opts)
+{
+	char mounts_path[PATH_MAX];
+	char *mounts;
+	size_t len;
+	int ret;
+
+	memset(sr, 0, sizeof(*sr));
+	sr->live = !opts->root;
+	if (opts->root) {
+		struct stat st;
+
+		if (strlen(opts->root) >= sizeof(sr->root)) {
+			err_msg("--root %s: path too long", opts->root);
+			return EXIT_USAGE;
+		}
+		if (stat(opts->root, &st) || !S_ISDIR(st.st_mode)) {
+			err_msg("--root %s: not a directory", opts->root);
+			return EXIT_ENV;
+		}
+		strcpy(sr->root, opts->root);
+	}
+
+	if (join(mounts_path, sr->live ? "" : sr->root, "proc/mounts", "") ||
+	    (ret = read_host_file(sr->live ? "/proc/mounts" : mounts_path,
+				  &mounts, &len))) {
+		if (opts->root)
+			err_msg("--root %s: not a captured tree (no readable proc/mounts)",
+				opts->root);
+		else
+			err_msg("/proc/mounts: cannot read it (is /proc mounted?)");
+		return EXIT_ENV;
+	}
+	find_mount(mounts, len, opts->debugfs, "debugfs", "/sys/kernel/debug",
+		   sr->debugfs);
+	find_mount(mounts, len, opts->tracefs, "tracefs", "/sys/kernel/tracing",
+		   sr->tracefs);
+	find_mount(mounts, len, NULL, "sysfs", "/sys", sr->sysfs);
+	free(mounts);
+	return EXIT_OK;
+}

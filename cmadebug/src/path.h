@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The path layer: the only code that touches the file system.  Every kernel
+ * file is reached through a struct sysroot, so "--root DIR" reads a captured
+ * tree exactly as the live system is read.
+ */
+#ifndef CMADEBUG_PATH_H
+#define CMADEBUG_PATH_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util.h"
+
+enum fs_kind {
+	FS_ROOT,	/* relative to the root: "proc/meminfo" */
+	FS_DEBUGFS,	/* relative to the debugfs mount point */
+	FS_TRACEFS,	/* relative to the tracefs mount point */
+	FS_SYSFS,	/* relative to the sysfs mount point */
+};
+
+struct sysroot {
+	char root[PATH_MAX];	/* "" for the live system, else "DIR" */
+	bool live;
+	/* Mount points as the (captured) system sees them; "" if absent. */
+	char debugfs[PATH_MAX];
+	char tracefs[PATH_MAX];
+	char sysfs[PATH_MAX];
+};
+
+struct sysroot_opts {
+	const char *root;	/* NULL: the live system */
+	const char *debugfs;	/* override of the debugfs mount point */
+	const char *tracefs;	/* override of the tracefs mount point */
+};
+
+/* Finds the mount points from <root>/proc/mounts.  Fails with EXIT_ENV. */
+int sysroot_open(struct sysroot *sr, const struct sysroot_opts *opts);
+
+bool sysroot_has(const struct sysroot *sr, enum fs_kind kind);
+const char *fs_kind_name(enum fs_kind kind);
+
+/* Builds the host path of REL under KIND into BUF (PATH_MAX bytes). */
+int sysroot_path(const struct sysroot *sr, enum fs_kind kind, const char *rel,
+		 char *buf);
+
+/*
+ * Reads a whole file (kernel files report size 0, so it reads to EOF).
+ * *buf is NUL terminated and must be freed.  Returns 0, or -errno without
+ * printing: the caller knows whether a missing file is an error.
+ */
+int sysroot_read(const struct sysroot *sr, enum fs_kind kind, const char *rel,
+		 char **buf, size_t *len);
+
+/* Reads a file holding one unsigned decimal number.  -errno or -EINVAL. */
+int sysroot_read_u64(const struct sysroot *sr, enum fs_kind kind,
+		     const char *rel, uint64_t *val);
+
+/* Sorted names of the subdirectories of REL.  *names must be freed with
+ * strv_free().  Returns the count or -errno. */
+int sysroot_list_dirs(const struct sysroot *sr, enum fs_kind kind,
+		      const char *rel, char ***names);
+
+bool sysroot_exists(const struct sysroot *sr, enum fs_kind kind,
+		    const char *rel);
+
+void strv_free(char **v, size_t n);
+
+/*
+ * The one error line for a file that could not be read: names the file, the
+ * reason, and what to do.  Returns the exit code to use (EXIT_ENV).
+ */
+int sysroot_read_error(const struct sysroot *sr, enum fs_kind kind,
+		       const char *rel, int err, const char *feature);
+
+/* Parser (buffer in, no I/O): the mount point of FSTYPE in /proc/mounts text. */
+bool mounts_find(const char *buf, size_t len, const char *fstype,
+		 const char *prefer, char *mnt, size_t mnt_size);
+
+#endif

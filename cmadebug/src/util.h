@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef CMADEBUG_UTIL_H
+#define CMADEBUG_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Exit codes, documented in cmadebug.1. */
+enum {
+	EXIT_OK = 0,
+	EXIT_USAGE = 1,
+	EXIT_ENV = 2,		/* no debugfs, no permission, kernel lacks a feature */
+	EXIT_PROBLEM = 3,	/* a check found a problem */
+};
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* "cmadebug: <message>" on stderr, one line. */
+void err_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Only with -v. */
+void debug_msg(bool verbose, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Strict parsers over a buffer: whole token, no sign, no overflow. */
+int parse_u64(const char *buf, size_t len, uint64_t *val);
+
+/* "CmaTotal:  49152 kB" -> 49152; false if the key is absent. */
+bool meminfo_find_kb(const char *buf, size_t len, const char *key,
+		     uint64_t *kb);
+
+/* Formats BYTES with binary units ("16 MiB", "1.5 GiB", "0"). */
+void format_size(uint64_t bytes, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The board's device tree: QEMU's own (dumped with the exact options the boot
+# uses) plus kernel-patches/dts/<arch>.dtsi.  Prints the .dtb path.
+#
+#   board-dtb.sh arm|arm64 OUTDIR
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+arch=${1:-}
+check_arch "$arch"
+out=${2:?usage: board-dtb.sh ARCH OUTDIR}
+read -r -a board <<<"$(qemu_board "$arch")"
+require_cmd "${board[0]}" qemu-system-arm
+require_cmd dtc device-tree-compiler
+
+mkdir -p "$out"
+tmp=$(mktemp -d "$out/.dtb.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+board+=(-machine "dumpdtb=$tmp/qemu.dtb")
+"${board[@]}" -display none -nodefaults >/dev/null 2>"$tmp/qemu.err" ||
+	die "$(qemu_board "$arch") -machine dumpdtb failed: $(head -n 1 "$tmp/qemu.err")"
+dtc -q -I dtb -O dts -o "$tmp/qemu.dts" "$tmp/qemu.dtb"
+{
+	cat "$tmp/qemu.dts"
+	echo "/include/ \"$arch.dtsi\""
+} >"$tmp/board.dts"
+dtc -q -I dts -O dtb -i "$TOP/kernel-patches/dts" -o "$tmp/board.dtb" "$tmp/board.dts" 2>"$tmp/dtc.err" ||
+	die "dtc failed on kernel-patches/dts/$arch.dtsi: $(head -n 3 "$tmp/dtc.err" | tr '\n' ' ')"
+mv "$tmp/board.dts" "$out/board.dts"
+mv "$tmp/board.dtb" "$out/board.dtb"
+echo "$out/board.dtb"

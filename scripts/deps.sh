@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Install what the suite needs from Debian, and fetch the guest-arch packages
+# (static busybox, libtracefs/libtraceevent static libraries) into the cache
+# without adding foreign architectures to dpkg.
+#
+#   deps.sh          install whatever is missing
+#   deps.sh --check  exit 1 (naming what is missing) instead of installing
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+HOST_PACKAGES=(
+	linux-source-6.12
+	gcc make libc6-dev pkg-config
+	gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf
+	libc6-dev-arm64-cross libc6-dev-armhf-cross
+	qemu-system-arm device-tree-compiler
+	flex bison bc cpio kmod xz-utils libelf-dev libssl-dev perl git
+	libtracefs-dev libtraceevent-dev libtracecmd-dev
+	python3 python3-pytest python3-matplotlib
+)
+GUEST_PACKAGES=(busybox-static libtracefs-dev libtraceevent-dev)
+GUEST_ARCHES=(armhf arm64)
+
+missing_host_packages() {
+	local pkg status
+	for pkg in "${HOST_PACKAGES[@]}"; do
+		status=$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)
+		[ "$status" = installed ] || echo "$pkg"
+	done
+}
+
+guest_sysroot_complete() {
+	local a=$1
+	[ -f "$CMADEBUG_CACHE/sysroot/$a/.complete" ]
+}
+
+as_root() {
+	if [ "$(id -u)" = 0 ]; then
+		"$@"
+	elif command -v sudo >/dev/null 2>&1; then
+		sudo "$@"
+	else
+		die "need root to run: $*"
+	fi
+}
+
+# Download the guest .debs for one Debian arch and unpack them into
+# $CACHE/sysroot/<arch>, atomically (temp dir, then rename).
+fetch_guest() {
+	local a=$1 tmp
+	mkdir -p "$CMADEBUG_CACHE/sysroot"
+	tmp=$(mktemp -d "$CMADEBUG_CACHE/sysroot/.$a.XXXXXX")
+	chmod 755 "$tmp" # apt's _apt user must be able to write here
+	note "fetching ${GUEST_PACKAGES[*]} for $a"
+	(cd "$tmp" && apt-get download -q -oAPT::Architecture="$a" "${GUEST_PACKAGES[@]}" >/dev/null 2>"$tmp/.apt-errors") ||
+		{
+			cat "$tmp/.apt-errors" >&2
+			rm -rf "$tmp"
+			die "could not download the $a guest packages (${GUEST_PACKAGES[*]})"
+		}
+	mkdir "$tmp/root"
+	for deb in "$tmp"/*.deb; do
+		dpkg-deb -x "$deb" "$tmp/root"
+	done
+	mkdir "$tmp/debs" && mv "$tmp"/*.deb "$tmp/debs/"
+	touch "$tmp/.complete"
+	rm -rf "$CMADEBUG_CACHE/sysroot/$a"
+	mv "$tmp" "$CMADEBUG_CACHE/sysroot/$a"
+}
+
+main() {
+	local check_only=0 missing need_guest=()
+	[ "${1:-}" = --check ] && check_only=1
+
+	mapfile -t missing < <(missing_host_packages)
+	for a in "${GUEST_ARCHES[@]}"; do
+		guest_sysroot_complete "$a" || need_guest+=("$a")
+	done
+
+	if [ ${#missing[@]} = 0 ] && [ ${#need_guest[@]} = 0 ]; then
+		return 0
+	fi
+	if [ $check_only = 1 ]; then
+		[ ${#missing[@]} = 0 ] || echo "cmadebug: missing Debian packages: ${missing[*]} (run 'make deps')" >&2
+		[ ${#need_guest[@]} = 0 ] || echo "cmadebug: guest packages not fetched for: ${need_guest[*]} (run 'make deps')" >&2
+		exit 1
+	fi
+
+	if [ ${#missing[@]} != 0 ]; then
+		note "installing ${missing[*]}"
+		as_root apt-get update -q >/dev/null
+		as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null ||
+			die "apt-get install failed for: ${missing[*]}"
+	fi
+	if [ ${#need_guest[@]} != 0 ]; then
+		# Package lists for the guest architectures, for apt-get download only;
+		# dpkg's own architecture list is left as it is.
+		opts=(-oAPT::Architectures::="$(dpkg --print-architecture)")
+		for a in "${GUEST_ARCHES[@]}"; do opts+=(-oAPT::Architectures::="$a"); done
+		as_root apt-get update -q "${opts[@]}" >/dev/null || die "apt-get update for ${GUEST_ARCHES[*]} failed"
+		for a in "${need_guest[@]}"; do
+			fetch_guest "$a"
+		done
+	fi
+}
+
+main "$@"

@@ -1,0 +1,101 @@
+# shellcheck shell=bash
+# Shared helpers for the build/boot scripts.  Sourced, never run.
+
+CMADEBUG_CACHE=${CMADEBUG_CACHE:-${HOME:-/root}/.cache/cmadebug}
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${CMADEBUG_BUILD:-$TOP/build}
+KERNEL_SRC=$CMADEBUG_CACHE/linux
+KERNEL_TARBALL=${KERNEL_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+# Bump when a script change must invalidate cached kernels.
+BUILD_RECIPE_VERSION=1
+
+die() {
+	echo "cmadebug: $*" >&2
+	exit 1
+}
+
+note() {
+	echo ">> $*" >&2
+}
+
+check_arch() {
+	case $1 in
+	arm | arm64) ;;
+	*) die "unknown ARCH '$1' (expected arm or arm64)" ;;
+	esac
+}
+
+cross_compile() {
+	case $1 in
+	arm) echo arm-linux-gnueabihf- ;;
+	arm64) echo aarch64-linux-gnu- ;;
+	esac
+}
+
+deb_arch() {
+	case $1 in
+	arm) echo armhf ;;
+	arm64) echo arm64 ;;
+	esac
+}
+
+kernel_image_path() {
+	case $1 in
+	arm) echo arch/arm/boot/zImage ;;
+	arm64) echo arch/arm64/boot/Image ;;
+	esac
+}
+
+# The kernel's version as the base tarball names it (e.g. 6.12.118-1~deb12u1).
+kernel_base_version() {
+	dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null || echo unknown
+}
+
+# The Kconfig fragments merged over tinyconfig, in order.  debug.config (lockdep
+# and friends, slow under TCG) only with KCONFIG_DEBUG=1.
+config_fragments() {
+	echo "$TOP/kernel-patches/configs/common.config"
+	echo "$TOP/kernel-patches/configs/$1.config"
+	if [ "${KCONFIG_DEBUG:-0}" = 1 ]; then
+		echo "$TOP/kernel-patches/configs/debug.config"
+	fi
+}
+
+# Hash of everything that determines a kernel binary for one arch.
+kernel_build_hash() {
+	local arch=$1
+	{
+		echo "recipe $BUILD_RECIPE_VERSION"
+		echo "base $(kernel_base_version)"
+		echo "arch $arch"
+		cat "$TOP/kernel-patches/series"
+		grep -v '^#' "$TOP/kernel-patches/series" | while read -r p; do
+			[ -n "$p" ] && cat "$TOP/kernel-patches/$p"
+		done
+		for f in $(config_fragments "$arch"); do
+			cat "$f"
+		done
+	} | sha256sum | cut -c1-16
+}
+
+kernel_dir_for() {
+	echo "$CMADEBUG_CACHE/kernels/$1-$(kernel_build_hash "$1")"
+}
+
+require_cmd() {
+	local cmd=$1 pkg=$2
+	command -v "$cmd" >/dev/null 2>&1 ||
+		die "missing '$cmd' (Debian package $pkg): run 'make deps'"
+}
+
+# The QEMU boards (DESIGN.md).  arm: highmem=off keeps QEMU's own devices
+# below 4 GiB for the non-LPAE guest (QEMU's "highmem" is not Linux's).
+qemu_board() {
+	case $1 in
+	arm) echo qemu-system-arm -M virt,highmem=off -cpu cortex-a15 -m 1024 -smp 1 ;;
+	arm64) echo qemu-system-aarch64 -M virt -cpu cortex-a57 -m 1024 -smp 1 ;;
+	esac
+}
+
+# The kernel command line every boot starts from; cma= sizes the default area.
+BOARD_CMDLINE="console=ttyAMA0 cma=32M panic=-1"

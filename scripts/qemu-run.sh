@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Boot the patched kernel on one QEMU board and run the guest in one mode.
+#
+#   qemu-run.sh ARCH test      KTAP guest tests; fails on not ok, short plan,
+#                              timeout or a kernel splat
+#   qemu-run.sh ARCH demo      print 'cmadebug areas' from inside the guest
+#   qemu-run.sh ARCH capture NAME   capture a fixture tree into tests/fixtures/NAME
+#
+# Environment: QEMU_TIMEOUT (seconds, default 300), EXTRA_CMDLINE.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+arch=${1:-}
+check_arch "$arch"
+mode=${2:-test}
+case $mode in
+test | demo | capture | shell) ;;
+*) die "unknown mode '$mode' (test, demo, capture, shell)" ;;
+esac
+
+"$TOP/scripts/deps.sh" --check
+kdir=$("$TOP/scripts/kernel-build.sh" "$arch")
+out=$BUILD/$arch
+mkdir -p "$out"
+dtb=$("$TOP/scripts/board-dtb.sh" "$arch" "$out")
+initrd=$("$TOP/scripts/initramfs.sh" "$arch" "$out")
+image=$kdir/$(basename "$(kernel_image_path "$arch")")
+log=$out/console-$mode.log
+timeout_s=${QEMU_TIMEOUT:-300}
+read -r -a board <<<"$(qemu_board "$arch")"
+
+console_tail() {
+	echo "---- last 30 lines of the console ($log) ----" >&2
+	tail -n 30 "$log" >&2
+	echo "----" >&2
+}
+
+note "booting $arch ($(basename "$kdir")) in mode $mode; console: $log"
+qemu_args=("${board[@]}" -kernel "$image" -dtb "$dtb" -initrd "$initrd"
+	-append "$BOARD_CMDLINE cmadebug.mode=$mode ${EXTRA_CMDLINE:-}"
+	-display none -nodefaults -serial stdio -no-reboot)
+if [ "$mode" = shell ]; then
+	exec "${qemu_args[@]}"
+fi
+rc=0
+timeout --foreground "$timeout_s" "${qemu_args[@]}" </dev/null >"$log" 2>&1 || rc=$?
+if [ $rc = 124 ]; then
+	console_tail
+	die "the $arch guest did not power off within ${timeout_s}s (QEMU_TIMEOUT)"
+elif [ $rc != 0 ]; then
+	console_tail
+	die "QEMU exited with status $rc"
+fi
+
+case $mode in
+test)
+	python3 "$TOP/scripts/ktap_check.py" --name "$arch" "$log" || {
+		console_tail
+		exit 1
+	}
+	;;
+demo)
+	sed -n '/^=== cmadebug areas/,/^=== end ===/p' "$log" | tr -d '\r' | grep -v '^=== end' ||
+		{
+			console_tail
+			die "the guest printed no 'cmadebug areas' output"
+		}
+	;;
+capture)
+	name=${3:?usage: qemu-run.sh ARCH capture NAME}
+	dest=$TOP/tests/fixtures/$name
+	tmp=$(mktemp -d "$TOP/tests/fixtures/.$name.XXXXXX")
+	if ! sed -n '/^=== CMADEBUG CAPTURE BEGIN ===/,/^=== CMADEBUG CAPTURE END ===/p' "$log" |
+		tr -d '\r' | grep -v '^===' | base64 -d | tar -C "$tmp" -xzf -; then
+		rm -rf "$tmp"
+		console_tail
+		die "no usable capture in the console log"
+	fi
+	rm -rf "$dest"
+	mv "$tmp" "$dest"
+	note "captured tests/fixtures/$name"
+	;;
+esac

@@ -1,0 +1,31 @@
+# KTAP helpers for the guest tests (sourced).  Each test is a shell function;
+# run_ktap runs them in order and prints the plan first.
+ktap_n=0
+
+# t_fail MESSAGE: fail the current test with what was expected and what came.
+t_fail() {
+	echo "# $ktap_current: $*"
+	return 1
+}
+
+# t_eq WHAT EXPECTED ACTUAL
+t_eq() {
+	[ "$2" = "$3" ] && return 0
+	t_fail "$1: expected '$2', got '$3'"
+}
+
+run_ktap() {
+	echo "TAP version 13"
+	echo "1..$#"
+	for t in "$@"; do
+		ktap_n=$((ktap_n + 1))
+		ktap_current=$t
+		if out=$($t 2>&1); then
+			[ -n "$out" ] && echo "$out"
+			echo "ok $ktap_n $t"
+		else
+			[ -n "$out" ] && echo "$out"
+			echo "not ok $ktap_n $t"
+		fi
+	done
+}

@@ -1,0 +1,113 @@
+# Guest tests for the foundation: what cmadebug reports about the CMA areas
+# agrees with the kernel's own files, the device tree and /proc/meminfo.
+. /tests/ktap.sh
+
+CMA=/sys/kernel/debug/cma
+DT=/sys/firmware/devicetree/base
+PAGE_SIZE=4096 # both boards use 4 KiB pages (arm64.config: ARM64_4K_PAGES)
+
+# json_field AREA KEY: KEY of AREA in 'cmadebug --json areas' (one member a line).
+json_field() {
+	awk -v area="$1" -v key="\"$2\":" '
+		$1 == "\"name\":" { gsub(/[",]/, "", $2); name = $2 }
+		name == area && $1 == key { gsub(/,/, "", $2); print $2; exit }
+	' /tmp/areas.json
+}
+
+# dt_u64 FILE [INDEX]: the INDEX-th (from 0) 64-bit big-endian value of a
+# device-tree property (two cells), in decimal.
+dt_u64() {
+	echo $((0x$(od -An -tx1 -j $((${2:-0} * 8)) -N8 "$1" | tr -d ' \n')))
+}
+
+test_cma_debugfs_present() {
+	[ -d $CMA ] || t_fail "$CMA missing (CONFIG_CMA_DEBUGFS)" || return 1
+	n=$(ls $CMA | wc -l)
+	[ "$n" -ge 2 ] || t_fail "expected >= 2 CMA areas, found $n: $(ls $CMA)"
+}
+
+test_cmadebug_areas_runs() {
+	cmadebug areas >/tmp/areas.txt 2>/tmp/areas.err || t_fail "exit $?: $(cat /tmp/areas.err)" || return 1
+	cmadebug --json areas >/tmp/areas.json 2>>/tmp/areas.err || t_fail "--json exit $?: $(cat /tmp/areas.err)" || return 1
+	cat /tmp/areas.txt | sed 's/^/# /'
+	[ ! -s /tmp/areas.err ] || t_fail "stderr not empty: $(cat /tmp/areas.err)"
+}
+
+test_every_area_listed_as_kernel_reports() {
+	for d in $CMA/*/; do
+		a=$(basename $d)
+		grep -q "^$a " /tmp/areas.txt || t_fail "area $a missing from the table" || return 1
+		for f in base_pfn count used maxchunk order_per_bit; do
+			k=$f
+			case $f in count | used | maxchunk) k=${f}_pages ;; esac
+			t_eq "$a $k" "$(cat $d$f)" "$(json_field $a $k)" || return 1
+		done
+	done
+}
+
+test_default_area_matches_cmdline() {
+	# cma=32M on the kernel command line
+	t_eq "reserved count_pages" $((32 * 1024 * 1024 / PAGE_SIZE)) "$(cat $CMA/reserved/count)" || return 1
+	t_eq "reserved size_bytes" $((32 * 1024 * 1024)) "$(json_field reserved size_bytes)"
+}
+
+test_private_pool_matches_device_tree() {
+	node=$DT/reserved-memory/fimc-pool
+	[ -f $node/size ] || t_fail "no $node/size in the device tree" || return 1
+	size=$(dt_u64 $node/size)
+	t_eq "fimc-pool size (DT)" $((16 * 1024 * 1024)) "$size" || return 1
+	t_eq "fimc-pool count_pages" $((size / PAGE_SIZE)) "$(cat $CMA/fimc-pool/count)" || return 1
+	t_eq "fimc-pool size_bytes" "$size" "$(json_field fimc-pool size_bytes)" || return 1
+	grep -q 'cmadebug,test-dma' $DT/cmadebug-fimc/compatible ||
+		t_fail "test device node /cmadebug-fimc missing from the device tree" || return 1
+	if [ -f $node/alloc-ranges ]; then
+		lo=$(dt_u64 $node/alloc-ranges 0)
+		hi=$((lo + $(dt_u64 $node/alloc-ranges 1)))
+		start=$(json_field fimc-pool phys_start)
+		end=$(json_field fimc-pool phys_end)
+		[ "$start" -ge "$lo" ] && [ "$end" -lt "$hi" ] ||
+			t_fail "fimc-pool at $start-$end, outside DT alloc-ranges $lo-$hi"
+	fi
+}
+
+test_cmatotal_equals_sum_of_areas() {
+	total_kb=$(awk '$1 == "CmaTotal:" { print $2 }' /proc/meminfo)
+	sum=0
+	for d in $CMA/*/; do sum=$((sum + $(cat ${d}count))); done
+	t_eq "CmaTotal vs sum of debugfs counts" $((sum * PAGE_SIZE / 1024)) "$total_kb" || return 1
+	t_eq "cmadebug total_bytes" $((total_kb * 1024)) "$(awk '$1 == "\"total_bytes\":" { gsub(/,/, "", $2); print $2 }' /tmp/areas.json)" || return 1
+	t_eq "cmadebug meminfo_cma_total_bytes" $((total_kb * 1024)) "$(awk '$1 == "\"meminfo_cma_total_bytes\":" { gsub(/,/, "", $2); print $2 }' /tmp/areas.json)"
+}
+
+test_sysfs_counters_match() {
+	for d in /sys/kernel/mm/cma/*/; do
+		a=$(basename $d)
+		t_eq "$a alloc_pages_success" "$(cat ${d}alloc_pages_success)" "$(json_field $a alloc_pages_success)" || return 1
+		t_eq "$a alloc_pages_fail" "$(cat ${d}alloc_pages_fail)" "$(json_field $a alloc_pages_fail)" || return 1
+	done
+}
+
+test_cmadebug_events_parses_cma_formats() {
+	out=$(cmadebug events) || t_fail "cmadebug events exit $?" || return 1
+	echo "$out" | sed 's/^/# /'
+	echo "$out" | grep -q '^cma *cma_alloc_finish *yes .*pfn' ||
+		t_fail "cma_alloc_finish not listed with its fields"
+}
+
+test_bad_root_is_environment_error() {
+	cmadebug --root /proc/self areas 2>/tmp/err
+	rc=$?
+	t_eq "exit code for --root without proc/mounts" 2 $rc || return 1
+	t_eq "stderr lines" 1 "$(wc -l </tmp/err)"
+}
+
+run_ktap \
+	test_cma_debugfs_present \
+	test_cmadebug_areas_runs \
+	test_every_area_listed_as_kernel_reports \
+	test_default_area_matches_cmdline \
+	test_private_pool_matches_device_tree \
+	test_cmatotal_equals_sum_of_areas \
+	test_sysfs_counters_match \
+	test_cmadebug_events_parses_cma_formats \
+	test_bad_root_is_environment_error

@@ -67,6 +67,12 @@ static void json_member(struct emit *e, const char *key)
 	}
 }
 
+/* Whether a JSON field with this key is written at all (see emit.h). */
+static bool json_wants(const struct emit *e, const char *key)
+{
+	return key || e->depth == 0 || e->is_list[e->depth];
+}
+
 static void json_open(struct emit *e, const char *key, char bracket)
 {
 	json_member(e, key);
@@ -74,6 +80,7 @@ static void json_open(struct emit *e, const char *key, char bracket)
 	if (e->depth + 1 < EMIT_MAX_DEPTH) {
 		e->depth++;
 		e->first[e->depth] = true;
+		e->is_list[e->depth] = bracket == '[';
 	} else {
 		e->error = -EINVAL;
 	}
@@ -241,7 +248,7 @@ void emit_uint(struct emit *e, const char *key, const char *label,
 	char text[64];
 
 	if (e->json) {
-		if (key) {
+		if (json_wants(e, key)) {
 			json_member(e, key);
 			fprintf(e->out, "%" PRIu64, v);
 		}
@@ -265,7 +272,7 @@ void emit_string(struct emit *e, const char *key, const char *label,
 		 const char *s)
 {
 	if (e->json) {
-		if (key) {
+		if (json_wants(e, key)) {
 			json_member(e, key);
 			json_string(e->out, s);
 		}
@@ -277,7 +284,7 @@ void emit_string(struct emit *e, const char *key, const char *label,
 void emit_bool(struct emit *e, const char *key, const char *label, bool v)
 {
 	if (e->json) {
-		if (key) {
+		if (json_wants(e, key)) {
 			json_member(e, key);
 			fputs(v ? "true" : "false", e->out);
 		}
@@ -289,7 +296,7 @@ void emit_bool(struct emit *e, const char *key, const char *label, bool v)
 void emit_missing(struct emit *e, const char *key, const char *label)
 {
 	if (e->json) {
-		if (key) {
+		if (json_wants(e, key)) {
 			json_member(e, key);
 			fputs("null", e->out);
 		}

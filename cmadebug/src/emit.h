@@ -6,7 +6,9 @@
  *
  * Text form: fields of an object print as "Label: value" lines; the objects of
  * a list print as a table whose columns are the labelled fields; a list inside
- * a table row is JSON-only (the command adds a text-only summary cell).  A NULL label
+ * a table row is JSON-only (the command adds a text-only summary cell).
+ * In JSON, list elements take a NULL key; in an object a NULL key means the
+ * field is text-only.  A NULL label
  * makes a field JSON-only; a NULL key makes it text-only.
  */
 #ifndef CMADEBUG_EMIT_H
@@ -38,6 +40,7 @@ struct emit {
 	bool json;
 	int depth;
 	bool first[EMIT_MAX_DEPTH];	/* no comma before the next member */
+	bool is_list[EMIT_MAX_DEPTH];	/* JSON: the container at this depth */
 	bool in_table;			/* text: inside a list's row */
 	int nested;			/* text: lists inside a table row are JSON-only */
 	struct emit_table table;

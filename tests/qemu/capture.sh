@@ -2,7 +2,7 @@
 # the root file system, and print it as a base64 tarball between markers on
 # the console (debugfs/sysfs files report size 0, so they are read with cat).
 echo 1 >/proc/sys/kernel/printk # keep kernel messages out of the stream
-dst=/tmp/capture
+dst=/tmp/capture/root
 mkdir -p $dst
 
 copy() { # copy FILE...: readable regular files only (skips write-only knobs)
@@ -27,13 +27,15 @@ for e in cma/cma_alloc_start cma/cma_alloc_finish cma/cma_alloc_busy_retry \
 done
 copy /sys/kernel/debug/kernel_page_tables
 
-# cmadebug's own view, for the expected output of the host tests.
-mkdir -p $dst/.cmadebug
-cmadebug areas >$dst/.cmadebug/areas.txt 2>&1
-cmadebug --json areas >$dst/.cmadebug/areas.json 2>&1
-cmadebug events >$dst/.cmadebug/events.txt 2>&1
-cmadebug --json events >$dst/.cmadebug/events.json 2>&1
+# What cmadebug says on the live guest: the host tests expect the same output
+# from 'cmadebug --root root/' on the captured copy.
+exp=/tmp/capture/expected
+mkdir -p $exp
+for cmd in areas events; do
+	cmadebug $cmd >$exp/$cmd.txt 2>&1
+	cmadebug --json $cmd >$exp/$cmd.json 2>&1
+done
 
 echo "=== CMADEBUG CAPTURE BEGIN ==="
-tar -C $dst -cf - . | gzip -9 | base64
+tar -C /tmp/capture -cf - . | gzip -9 | base64
 echo "=== CMADEBUG CAPTURE END ==="

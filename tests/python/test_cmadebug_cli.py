@@ -1,0 +1,168 @@
+"""cmadebug on the trees captured from the QEMU guests (make fixtures).
+
+The guest ran cmadebug on its live kernel and saved the output next to the
+captured tree; on the host, 'cmadebug --root' over the copy must say the
+same thing, in text and in JSON.  Bad trees give one error line and exit 2.
+"""
+import json
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import CAPTURED, FIXTURES
+
+COMMANDS = ["areas", "events"]
+
+# The documented JSON shape of 'cmadebug --json areas' (cmadebug.1).
+AREA_KEYS = {
+    "name": str,
+    "base_pfn": int,
+    "phys_start": int,
+    "phys_end": int,
+    "count_pages": int,
+    "size_bytes": int,
+    "used_pages": int,
+    "used_bytes": int,
+    "maxchunk_pages": int,
+    "maxchunk_bytes": int,
+    "order_per_bit": int,
+    "alloc_pages_success": (int, type(None)),
+    "alloc_pages_fail": (int, type(None)),
+}
+
+
+def run(binary, *args):
+    return subprocess.run([str(binary), *args], capture_output=True, text=True, timeout=30)
+
+
+def test_fixtures_were_captured():
+    assert {"qemu-arm", "qemu-arm64"} <= set(CAPTURED), f"captured fixtures: {CAPTURED}"
+
+
+@pytest.mark.parametrize("fixture", CAPTURED)
+@pytest.mark.parametrize("command", COMMANDS)
+@pytest.mark.parametrize("json_mode", [False, True], ids=["text", "json"])
+def test_root_output_matches_live_guest(cmadebug_bin, fixture, command, json_mode):
+    expected = (FIXTURES / fixture / "expected" / f"{command}.{'json' if json_mode else 'txt'}").read_text()
+    args = ["--json"] if json_mode else []
+    res = run(cmadebug_bin, *args, "--root", str(FIXTURES / fixture / "root"), command)
+    assert res.returncode == 0, res.stderr
+    assert res.stderr == ""
+    assert res.stdout == expected
+
+
+@pytest.mark.parametrize("fixture", CAPTURED)
+def test_areas_json_schema_and_sums(cmadebug_bin, fixture):
+    res = run(cmadebug_bin, "--json", "--root", str(FIXTURES / fixture / "root"), "areas")
+    doc = json.loads(res.stdout)
+    assert doc["page_size"] == 4096
+    assert doc["nr_areas"] == len(doc["areas"]) == 2
+    for area in doc["areas"]:
+        assert set(area) == set(AREA_KEYS), f"keys of {area['name']}"
+        for key, typ in AREA_KEYS.items():
+            assert isinstance(area[key], typ), f"{area['name']}.{key} = {area[key]!r}"
+        assert area["size_bytes"] == area["count_pages"] * doc["page_size"]
+        assert area["phys_start"] == area["base_pfn"] * doc["page_size"]
+        assert area["phys_end"] == area["phys_start"] + area["size_bytes"] - 1
+    assert doc["total_bytes"] == doc["meminfo_cma_total_bytes"]
+    sizes = {a["name"]: a["size_bytes"] for a in doc["areas"]}
+    assert sizes == {"reserved": 32 << 20, "fimc-pool": 16 << 20}
+
+
+def test_arm_private_pool_is_in_lowmem(cmadebug_bin):
+    """arm.dtsi puts the pool in lowmem (PA < 0x70000000 on the 1 GiB board)."""
+    res = run(cmadebug_bin, "--json", "--root", str(FIXTURES / "qemu-arm" / "root"), "areas")
+    pool = next(a for a in json.loads(res.stdout)["areas"] if a["name"] == "fimc-pool")
+    assert 0x48000000 <= pool["phys_start"] and pool["phys_end"] < 0x58000000
+
+
+def copy_tree(tmp_path, fixture="qemu-arm64"):
+    dst = tmp_path / "root"
+    shutil.copytree(FIXTURES / fixture / "root", dst)
+    return dst
+
+
+def assert_env_error(res, *words):
+    assert res.returncode == 2, f"exit {res.returncode}, stderr {res.stderr!r}"
+    assert res.stdout == ""
+    lines = res.stderr.splitlines()
+    assert len(lines) == 1, f"expected one error line, got {lines}"
+    assert lines[0].startswith("cmadebug: ")
+    for w in words:
+        assert w in lines[0], f"{w!r} not in {lines[0]!r}"
+
+
+def test_root_that_does_not_exist(cmadebug_bin, tmp_path):
+    assert_env_error(run(cmadebug_bin, "--root", str(tmp_path / "nope"), "areas"), "not a directory")
+
+
+def test_root_that_is_not_a_captured_tree(cmadebug_bin, tmp_path):
+    assert_env_error(run(cmadebug_bin, "--root", str(tmp_path), "areas"), "not a captured tree", "proc/mounts")
+
+
+def test_debugfs_not_mounted(cmadebug_bin, tmp_path):
+    root = copy_tree(tmp_path)
+    mounts = root / "proc" / "mounts"
+    mounts.write_text("".join(l for l in mounts.read_text().splitlines(True) if " debugfs " not in l))
+    assert_env_error(run(cmadebug_bin, "--root", str(root), "areas"), "debugfs is not mounted")
+
+
+def test_kernel_without_cma_debugfs(cmadebug_bin, tmp_path):
+    root = copy_tree(tmp_path)
+    shutil.rmtree(root / "sys" / "kernel" / "debug" / "cma")
+    assert_env_error(run(cmadebug_bin, "--root", str(root), "areas"), "CONFIG_CMA_DEBUGFS", "/cma")
+
+
+def test_corrupt_number_is_named(cmadebug_bin, tmp_path):
+    root = copy_tree(tmp_path)
+    (root / "sys/kernel/debug/cma/reserved/count").write_text("lots\n")
+    assert_env_error(run(cmadebug_bin, "--root", str(root), "areas"), "reserved/count", "not a number")
+
+
+def test_missing_sysfs_counters_are_null_not_zero(cmadebug_bin, tmp_path):
+    root = copy_tree(tmp_path)
+    shutil.rmtree(root / "sys/kernel/mm")
+    res = run(cmadebug_bin, "--json", "--root", str(root), "areas")
+    assert res.returncode == 0, res.stderr
+    for area in json.loads(res.stdout)["areas"]:
+        assert area["alloc_pages_success"] is None and area["alloc_pages_fail"] is None
+    text = run(cmadebug_bin, "--root", str(root), "areas").stdout.splitlines()
+    assert text[1].split()[-2:] == ["-", "-"], text[1]
+
+
+def test_page_size_unknown_without_cmatotal(cmadebug_bin, tmp_path):
+    """No CmaTotal on a captured tree: sizes stay in pages, nothing is guessed."""
+    root = copy_tree(tmp_path)
+    mi = root / "proc" / "meminfo"
+    mi.write_text("".join(l for l in mi.read_text().splitlines(True) if not l.startswith("Cma")))
+    doc = json.loads(run(cmadebug_bin, "--json", "--root", str(root), "areas").stdout)
+    assert doc["page_size"] is None
+    assert all(a["size_bytes"] is None and a["phys_start"] is None for a in doc["areas"])
+    assert [a["count_pages"] for a in doc["areas"]] == [8192, 4096]
+
+
+def test_tracefs_missing_for_events(cmadebug_bin, tmp_path):
+    root = copy_tree(tmp_path)
+    mounts = root / "proc" / "mounts"
+    mounts.write_text("".join(l for l in mounts.read_text().splitlines(True) if " tracefs " not in l))
+    assert_env_error(run(cmadebug_bin, "--root", str(root), "events"), "tracefs is not mounted")
+
+
+@pytest.mark.parametrize(
+    "args, code",
+    [
+        ([], 1),
+        (["bogus"], 1),
+        (["--no-such-option", "areas"], 1),
+        (["areas", "extra"], 1),
+        (["--help"], 0),
+        (["areas", "--help"], 0),
+        (["--version"], 0),
+    ],
+)
+def test_usage_exit_codes(cmadebug_bin, args, code):
+    res = run(cmadebug_bin, *args)
+    assert res.returncode == code, res.stderr
+    if code:
+        assert len(res.stderr.splitlines()) >= 1

@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of cmadebug's parsers, path layer, models and emitter, over the
+ * trees captured from the QEMU guests in tests/fixtures/.  No root, no QEMU.
+ * Prints one line per failure and a closing "N passed, N failed".
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cma.h"
+#include "emit.h"
+#include "events.h"
+#include "path.h"
+#include "util.h"
+
+struct results {
+	unsigned int passed, failed;
+	const char *test;
+};
+
+#define CHECK(r, cond, ...)                                            \
+	do {                                                           \
+		if (cond) {                                            \
+			(r)->passed++;                                 \
+		} else {                                               \
+			(r)->failed++;                                 \
+			printf("FAIL %s (%s:%d): ", (r)->test, __FILE__, \
+			       __LINE__);                              \
+			printf(__VA_ARGS__);                           \
+			putchar('\n');                                 \
+		}                                                      \
+	} while (0)
+
+#define CHECK_U64(r, what, expected, actual)                           \
+	CHECK(r, (uint64_t)(expected) == (uint64_t)(actual),           \
+	      "%s: expected %llu, got %llu", what,                     \
+	      (unsigned long long)(expected), (unsigned long long)(actual))
+
+static void test_parse_u64(struct results *r)
+{
+	uint64_t v = 7;
+
+	r->test = "parse_u64";
+	CHECK(r, parse_u64("4096\n", 5, &v) == 0 && v == 4096, "plain number");
+	CHECK(r, parse_u64("  12 ", 5, &v) == 0 && v == 12, "surrounding blanks");
+	CHECK(r, parse_u64("", 0, &v) == -EINVAL, "empty is not a number");
+	CHECK(r, parse_u64("-1", 2, &v) == -EINVAL, "no sign");
+	CHECK(r, parse_u64("12ab", 4, &v) == -EINVAL, "trailing garbage");
+	CHECK(r, parse_u64("1 2", 3, &v) == -EINVAL, "two numbers");
+	CHECK(r, parse_u64("18446744073709551615", 20, &v) == 0 &&
+		 v == UINT64_MAX, "UINT64_MAX");
+	CHECK(r, parse_u64("18446744073709551616", 20, &v) == -ERANGE,
+	      "overflow is -ERANGE");
+	CHECK(r, parse_u64("99", 1, &v) == 0 && v == 9, "length is honoured");
+}
+
+static void test_meminfo(struct results *r)
+{
+	static const char mi[] = "MemTotal:        1011704 kB\n"
+				 "CmaTotalX:          1 kB\n"
+				 "CmaTotal:          49152 kB\n"
+				 "CmaFree:           48896 kB\n"
+				 "HugePages_Total:       0\n";
+	uint64_t kb = 0;
+
+	r->test = "meminfo_find_kb";
+	CHECK(r, meminfo_find_kb(mi, sizeof(mi) - 1, "CmaTotal", &kb) && kb == 49152,
+	      "CmaTotal, not CmaTotalX: got %llu", (unsigned long long)kb);
+	CHECK(r, meminfo_find_kb(mi, sizeof(mi) - 1, "CmaFree", &kb) && kb == 48896,
+	      "CmaFree");
+	CHECK(r, !meminfo_find_kb(mi, sizeof(mi) - 1, "HugePages_Total", &kb),
+	      "a value without kB is refused");
+	CHECK(r, !meminfo_find_kb(mi, sizeof(mi) - 1, "Cma", &kb),
+	      "a key prefix does not match");
+	CHECK(r, !meminfo_find_kb(mi, 20, "CmaTotal", &kb), "length is honoured");
+}
+
+static void test_mounts(struct results *r)
+{
+	static const char m[] =
+		"sysfs /sys sysfs rw 0 0\n"
+		"tracefs /sys/kernel/debug/tracing tracefs rw 0 0\n"
+		"debugfs /sys/kernel/debug debugfs rw 0 0\n"
+		"tracefs /sys/kernel/tracing tracefs rw 0 0\n"
+		"none /mnt/with\\040space debugfs rw 0 0\n";
+	char mnt[PATH_MAX];
+
+	r->test = "mounts_find";
+	CHECK(r, mounts_find(m, sizeof(m) - 1, "debugfs", NULL, mnt, sizeof(mnt)) &&
+		 !strcmp(mnt, "/sys/kernel/debug"), "debugfs: got %s", mnt);
+	CHECK(r, mounts_find(m, sizeof(m) - 1, "tracefs", "/sys/kernel/tracing",
+			     mnt, sizeof(mnt)) &&
+		 !strcmp(mnt, "/sys/kernel/tracing"), "preferred tracefs: got %s", mnt);
+	CHECK(r, mounts_find(m, sizeof(m) - 1, "tracefs", NULL, mnt, sizeof(mnt)) &&
+		 !strcmp(mnt, "/sys/kernel/debug/tracing"), "first tracefs: got %s", mnt);
+	CHECK(r, !mounts_find(m, sizeof(m) - 1, "configfs", NULL, mnt, sizeof(mnt)),
+	      "absent type");
+}
+
+static void test_page_size(struct results *r)
+{
+	r->test = "cma_page_size_from_total";
+	CHECK_U64(r, "48 MiB over 12288 pages", 4096,
+		  cma_page_size_from_total(49152, 12288));
+	CHECK_U64(r, "64 KiB pages", 65536, cma_page_size_from_total(49152, 768));
+	CHECK_U64(r, "not a power of two", 0, cma_page_size_from_total(49152, 12000));
+	CHECK_U64(r, "no pages", 0, cma_page_size_from_total(49152, 0));
+	CHECK_U64(r, "no CmaTotal", 0, cma_page_size_from_total(0, 12288));
+}
+
+static void test_format_size(struct results *r)
+{
+	static const struct {
+		uint64_t bytes;
+		const char *text;
+	} cases[] = {
+		{ 0, "0" },
+		{ 512, "512 B" },
+		{ 262144, "256 KiB" },
+		{ 16777216, "16 MiB" },
+		{ 33292288, "31.8 MiB" },
+		{ 1073741824, "1 GiB" },
+	};
+	char buf[32];
+
+	r->test = "format_size";
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		format_size(cases[i].bytes, buf, sizeof(buf));
+		CHECK(r, !strcmp(buf, cases[i].text), "%llu: expected '%s', got '%s'",
+		      (unsigned long long)cases[i].bytes, cases[i].text, buf);
+	}
+}
+
+/* Runs FN with an emitter over a memory stream and compares the output. */
+static void check_emit(struct results *r, bool json,
+		       void (*fn)(struct emit *), const char *expected)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct emit e;
+
+	emit_init(&e, f, json);
+	fn(&e);
+	CHECK(r, emit_finish(&e) == 0, "emit_finish failed");
+	fclose(f);
+	CHECK(r, !strcmp(buf, expected), "%s output:\n--- expected\n%s--- got\n%s",
+	      json ? "JSON" : "text", expected, buf);
+	free(buf);
+}
+
+static void emit_sample(struct emit *e)
+{
+	emit_object_begin(e, NULL);
+	emit_list_begin(e, "rows");
+	for (int i = 0; i < 2; i++) {
+		emit_object_begin(e, NULL);
+		emit_string(e, "name", "NAME", i ? "b\"q" : "alpha");
+		emit_uint(e, "pfn", "PFN", FMT_HEX, 0x1000u * (i + 1));
+		emit_uint(e, "bytes", "SIZE", FMT_SIZE, i ? 4096 : 0);
+		emit_list_begin(e, "tags");
+		emit_string(e, NULL, "TAG", "x");
+		emit_list_end(e);
+		emit_uint(e, "pages", NULL, FMT_DEC, 7);
+		emit_missing(e, "fail", "FAIL");
+		emit_object_end(e);
+	}
+	emit_list_end(e);
+	emit_bool(e, "ok", "OK", true);
+	emit_object_end(e);
+}
+
+static void emit_empty_list(struct emit *e)
+{
+	emit_object_begin(e, NULL);
+	emit_list_begin(e, "rows");
+	emit_list_end(e);
+	emit_object_end(e);
+}
+
+static void test_emit(struct results *r)
+{
+	r->test = "emit";
+	check_emit(r, false, emit_sample,
+		   "NAME      PFN   SIZE  FAIL\n"
+		   "alpha  0x1000      0     -\n"
+		   "b\"q    0x2000  4 KiB     -\n"
+		   "OK: yes\n");
+	check_emit(r, true, emit_sample,
+		   "{\n"
+		   "  \"rows\": [\n"
+		   "    {\n"
+		   "      \"name\": \"alpha\",\n"
+		   "      \"pfn\": 4096,\n"
+		   "      \"bytes\": 0,\n"
+		   "      \"tags\": [\n"
+		   "        \"x\"\n"
+		   "      ],\n"
+		   "      \"pages\": 7,\n"
+		   "      \"fail\": null\n"
+		   "    },\n"
+		   "    {\n"
+		   "      \"name\": \"b\\\"q\",\n"
+		   "      \"pfn\": 8192,\n"
+		   "      \"bytes\": 4096,\n"
+		   "      \"tags\": [\n"
+		   "        \"x\"\n"
+		   "      ],\n"
+		   "      \"pages\": 7,\n"
+		   "      \"fail\": null\n"
+		   "    }\n"
+		   "  ],\n"
+		   "  \"ok\": true\n"
+		   "}\n");
+	check_emit(r, true, emit_empty_list, "{\n  \"rows\": []\n}\n");
+	check_emit(r, false, emit_empty_list, "");
+}
+
+/* The captured guests: what the model reads agrees with the kernel's files. */
+static void test_fixture(struct results *r, const char *fixtures,
+			 const char *name)
+{
+	char root[PATH_MAX];
+	struct sysroot_opts opts = { .root = root };
+	struct cma_areas areas;
+	struct event_list events;
+	struct sysroot sr;
+	uint64_t pages = 0;
+	bool have_default = false, have_pool = false;
+
+	r->test = name;
+	snprintf(root, sizeof(root), "%s/%s/root", fixtures, name);
+	CHECK(r, sysroot_open(&sr, &opts) == EXIT_OK, "sysroot_open %s", root);
+	CHECK(r, !strcmp(sr.debugfs, "/sys/kernel/debug"), "debugfs at %s", sr.debugfs);
+	CHECK(r, !strcmp(sr.tracefs, "/sys/kernel/tracing"), "tracefs at %s", sr.tracefs);
+	if (cma_areas_load(&sr, &areas) != EXIT_OK) {
+		CHECK(r, false, "cma_areas_load failed");
+		return;
+	}
+	CHECK_U64(r, "areas", 2, areas.nr);
+	CHECK(r, areas.cma_total_kb.present, "CmaTotal read from meminfo");
+	CHECK_U64(r, "page size (from CmaTotal)", 4096, areas.page_size);
+	for (unsigned int i = 0; i < areas.nr; i++) {
+		const struct cma_area *a = &areas.area[i];
+
+		pages += a->count;
+		CHECK(r, a->used <= a->count, "%s: used %llu > count", a->name,
+		      (unsigned long long)a->used);
+		CHECK(r, a->maxchunk <= a->count - a->used,
+		      "%s: maxchunk larger than the free pages", a->name);
+		CHECK(r, a->alloc_success.present && a->alloc_fail.present,
+		      "%s: sysfs counters present", a->name);
+		if (!strcmp(a->name, "reserved")) {
+			have_default = true;
+			CHECK_U64(r, "reserved pages (cma=32M)", 8192, a->count);
+		} else if (!strcmp(a->name, "fimc-pool")) {
+			have_pool = true;
+			CHECK_U64(r, "fimc-pool pages (16 MiB in DT)", 4096, a->count);
+		}
+		if (i)
+			CHECK(r, areas.area[i - 1].base_pfn < a->base_pfn,
+			      "areas sorted by base_pfn");
+	}
+	CHECK(r, have_default && have_pool, "default area and fimc-pool present");
+	CHECK_U64(r, "CmaTotal == sum of areas", areas.cma_total_kb.v * 1024,
+		  pages * areas.page_size);
+	cma_areas_free(&areas);
+
+	if (events_load(&sr, &events) != EXIT_OK) {
+		CHECK(r, false, "events_load failed");
+		return;
+	}
+	CHECK_U64(r, "events present", events.nr, events.nr_present);
+	for (unsigned int i = 0; i < events.nr; i++) {
+		const struct event_info *ev = &events.ev[i];
+
+		if (strcmp(ev->name, "cma_alloc_finish"))
+			continue;
+		CHECK(r, ev->nr_fields >= 3 && !strcmp(ev->fields[0], "name") &&
+			 !strcmp(ev->fields[1], "pfn"),
+		      "cma_alloc_finish fields name,pfn,...");
+	}
+	events_free(&events);
+}
+
+static void test_event_format_parser(struct results *r)
+{
+	static const char fmt[] =
+		"name: cma_release\n"
+		"ID: 7\n"
+		"format:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+		"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+		"\n"
+		"\tfield:unsigned long pfn;\toffset:8;\tsize:8;\tsigned:0;\n"
+		"\tfield:unsigned long count;\toffset:16;\tsize:8;\tsigned:0;\n"
+		"\n"
+		"print fmt: \"pfn=%lx count=%lu\", REC->pfn, REC->count\n";
+	char *fields[4];
+	int n;
+
+	r->test = "event_format_fields";
+	n = event_format_fields("cma", fmt, sizeof(fmt) - 1, fields, 4);
+	CHECK(r, n == 2 && !strcmp(fields[0], "pfn") && !strcmp(fields[1], "count"),
+	      "two non-common fields, got %d", n);
+	for (int i = 0; i < n; i++)
+		free(fields[i]);
+	n = event_format_fields("cma", "garbage", 7, fields, 4);
+	CHECK(r, n < 0, "garbage is refused, got %d", n);
+}
+
+int main(int argc, char **argv)
+{
+	const char *fixtures = argc > 1 ? argv[1] : "tests/fixtures";
+	struct results r = { 0 };
+
+	test_parse_u64(&r);
+	test_meminfo(&r);
+	test_mounts(&r);
+	test_page_size(&r);
+	test_format_size(&r);
+	test_emit(&r);
+	test_event_format_parser(&r);
+	test_fixture(&r, fixtures, "qemu-arm");
+	test_fixture(&r, fixtures, "qemu-arm64");
+	printf("%u passed, %u failed\n", r.passed, r.failed);
+	return r.failed ? 1 : 0;
+}

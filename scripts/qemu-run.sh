@@ -54,7 +54,7 @@ fi
 
 case $mode in
 test)
-	python3 "$TOP/scripts/ktap_check.py" --name "$arch" "$log" || {
+	"${PYTHON:-python3}" "$TOP/scripts/ktap_check.py" --name "$arch" "$log" || {
 		console_tail
 		exit 1
 	}

@@ -1,7 +1,9 @@
 # make fixtures: copy the kernel files cmadebug reads into a tree shaped like
 # the root file system, and print it as a base64 tarball between markers on
 # the console (debugfs/sysfs files report size 0, so they are read with cat).
-echo 1 >/proc/sys/kernel/printk # keep kernel messages out of the stream
+# On a board: CAPTURE_OUT=/tmp/board.tar.gz sh capture.sh writes the tarball
+# there instead (root/ is what 'cmadebug --root' reads).
+[ -n "${CAPTURE_OUT:-}" ] || echo 1 >/proc/sys/kernel/printk # keep kernel messages out of the stream
 dst=/tmp/capture/root
 mkdir -p $dst
 
@@ -36,6 +38,11 @@ for cmd in areas events; do
 	cmadebug --json $cmd >$exp/$cmd.json 2>&1
 done
 
+if [ -n "${CAPTURE_OUT:-}" ]; then
+	tar -C /tmp/capture -cf - . | gzip -9 >"$CAPTURE_OUT"
+	rm -rf /tmp/capture
+	exit 0
+fi
 echo "=== CMADEBUG CAPTURE BEGIN ==="
 tar -C /tmp/capture -cf - . | gzip -9 | base64
 echo "=== CMADEBUG CAPTURE END ==="

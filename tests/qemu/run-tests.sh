@@ -1,6 +1,8 @@
-# Guest tests for the foundation: what cmadebug reports about the CMA areas
-# agrees with the kernel's own files, the device tree and /proc/meminfo.
+# Guest tests: what cmadebug reports about the CMA areas agrees with the
+# kernel's own files, the device tree and /proc/meminfo; then the failure
+# reports of kernel-patches/ (cma-failures.sh).
 . /tests/ktap.sh
+. /tests/cma-failures.sh
 
 CMA=/sys/kernel/debug/cma
 DT=/sys/firmware/devicetree/base
@@ -110,4 +112,5 @@ run_ktap \
 	test_cmatotal_equals_sum_of_areas \
 	test_sysfs_counters_match \
 	test_cmadebug_events_parses_cma_formats \
-	test_bad_root_is_environment_error
+	test_bad_root_is_environment_error \
+	$CMA_FAILURE_TESTS

@@ -1,0 +1,167 @@
+# Guest tests for the CMA failure reports (kernel-patches 0001-0005): the
+# debugfs files stats, failures and inject/, and the cma:cma_alloc_fail event,
+# provoked on purpose through the fault injection knobs.  Sourced by
+# run-tests.sh, which runs the functions listed in CMA_FAILURE_TESTS.
+
+AREA=/sys/kernel/debug/cma/reserved
+TRACE=/sys/kernel/tracing
+
+# stat_of NAME: a counter from the area's stats file.
+stat_of() {
+	awk -v k="$1" '$1 == k { print $2 }' $AREA/stats
+}
+
+# newest_failure: the newest record (the line before the count line).
+newest_failure() {
+	tail -n 2 $AREA/failures | head -n 1
+}
+
+# field KEY LINE: the value of KEY=value in LINE.
+field() {
+	echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"
+}
+
+# expect_stats_moved 'name=delta ...': compare with the snapshot in $before.
+expect_stats_moved() {
+	for kv in $1; do
+		k=${kv%=*}
+		d=${kv#*=}
+		was=$(echo "$before" | awk -v k="$k" '$1 == k { print $2 }')
+		t_eq "stats $k moved by $d" $((was + d)) "$(stat_of $k)" || return 1
+	done
+}
+
+trace_start() {
+	echo 0 >$TRACE/tracing_on
+	echo >$TRACE/trace
+	echo 1 >$TRACE/events/cma/cma_alloc_fail/enable
+	echo 1 >$TRACE/tracing_on
+}
+
+trace_stop() {
+	echo 0 >$TRACE/tracing_on
+	echo 0 >$TRACE/events/cma/cma_alloc_fail/enable
+	grep 'cma_alloc_fail:' $TRACE/trace
+}
+
+# alloc_all: allocate the largest free run; succeeds or not, like the kernel.
+alloc_all() {
+	echo "$(cat $AREA/maxchunk)" >$AREA/alloc 2>/dev/null
+}
+
+test_failure_files_are_root_only() {
+	for f in stats:400 failures:400 inject/list:400 inject/pin:200 inject/isolate:200 inject/release:200; do
+		t_eq "mode of ${f%:*}" "${f#*:}" "$(stat -c %a $AREA/${f%:*})" || return 1
+	done
+}
+
+test_failures_end_with_count_line() {
+	last=$(tail -n 1 $AREA/failures)
+	case $last in
+	count=*" dropped="*) ;;
+	*) t_fail "last line of failures is '$last', expected count=N dropped=M" || return 1 ;;
+	esac
+	records=$(grep -c '^time_ns=' $AREA/failures)
+	t_eq "count= vs record lines" "$records" "$(field count "$last")"
+}
+
+test_nospace_failure_is_recorded() {
+	before=$(cat $AREA/stats)
+	want=$(($(cat $AREA/count) + 1))
+	trace_start
+	if echo $want >$AREA/alloc 2>/dev/null; then
+		t_fail "allocating $want pages from a $(cat $AREA/count)-page area succeeded"
+		return 1
+	fi
+	traced=$(trace_stop)
+	rec=$(newest_failure)
+	echo "# $rec"
+	t_eq "stage" no-space "$(field stage "$rec")" || return 1
+	t_eq "err" -12 "$(field err "$rec")" || return 1
+	t_eq "count" $want "$(field count "$rec")" || return 1
+	t_eq "pfn" none "$(field pfn "$rec")" || return 1
+	expect_stats_moved "requests=1 failures=1 successes=0 retries=0 failed_no_space=1 failed_migrate=0" || return 1
+	echo "$traced" | grep -q "stage=no-space" || t_fail "no cma_alloc_fail event with stage=no-space: $traced"
+}
+
+test_pinned_pages_fail_migration_at_their_pfn() {
+	echo 3 >$AREA/inject/pin || t_fail "inject/pin refused 3" || return 1
+	pinned=$(sed -n 's/^pin pfn=\(0x[0-9a-f]*\) .*/\1/p' $AREA/inject/list)
+	t_eq "pinned pages listed" 3 "$(echo "$pinned" | wc -l)" || return 1
+	before=$(cat $AREA/stats)
+	trace_start
+	if alloc_all; then
+		t_fail "allocation over pinned pages succeeded"
+		return 1
+	fi
+	traced=$(trace_stop)
+	rec=$(newest_failure)
+	echo "# $rec"
+	pfn=$(field pfn "$rec")
+	t_eq "stage" migrate "$(field stage "$rec")" || return 1
+	t_eq "err" -16 "$(field err "$rec")" || return 1
+	t_eq "kind" movable_ops "$(field kind "$rec")" || return 1
+	echo "$pinned" | grep -qx "$pfn" || t_fail "blamed pfn $pfn is not one of the pinned: $pinned" || return 1
+	echo "$traced" | grep -q "stage=migrate pfn=$pfn " || t_fail "event does not carry pfn $pfn: $traced" || return 1
+	expect_stats_moved "requests=1 failures=1 successes=0 failed_migrate=1 failed_isolate=0" || return 1
+
+	echo 1 >$AREA/inject/release || t_fail "release refused" || return 1
+	t_eq "inject/list after release" count=0 "$(cat $AREA/inject/list)" || return 1
+	got=$(cat $AREA/maxchunk)
+	alloc_all || t_fail "allocation after release failed" || return 1
+	echo $got >$AREA/free
+	expect_stats_moved "requests=2 successes=1 failures=1"
+}
+
+test_isolated_pageblock_fails_isolation_at_its_pfn() {
+	echo 1 >$AREA/inject/isolate || t_fail "inject/isolate refused 1" || return 1
+	block=$(sed -n 's/^isolate pfn=\(0x[0-9a-f]*\) .*/\1/p' $AREA/inject/list)
+	[ -n "$block" ] || t_fail "no isolated pageblock listed" || return 1
+	before=$(cat $AREA/stats)
+	if alloc_all; then
+		t_fail "allocation over an isolated pageblock succeeded"
+		return 1
+	fi
+	rec=$(newest_failure)
+	echo "# $rec"
+	t_eq "stage" isolate "$(field stage "$rec")" || return 1
+	t_eq "pfn" "$block" "$(field pfn "$rec")" || return 1
+	expect_stats_moved "requests=1 failures=1 failed_isolate=1" || return 1
+	echo 1 >$AREA/inject/release || t_fail "release refused" || return 1
+	got=$(cat $AREA/maxchunk)
+	alloc_all || t_fail "allocation after release failed" || return 1
+	echo $got >$AREA/free
+}
+
+test_bad_input_is_rejected() {
+	count=$(cat $AREA/count)
+	for v in 0 -1 abc 1x 4294967296 99999999999999999999 $((count + 1)) ""; do
+		for knob in pin isolate; do
+			if echo "$v" >$AREA/inject/$knob 2>/dev/null; then
+				t_fail "inject/$knob accepted '$v'"
+				return 1
+			fi
+		done
+	done
+	for v in 0 2 -1 abc ""; do
+		if echo "$v" >$AREA/inject/release 2>/dev/null; then
+			t_fail "inject/release accepted '$v'"
+			return 1
+		fi
+	done
+	for f in stats failures inject/list; do
+		if echo 1 >$AREA/$f 2>/dev/null; then
+			t_fail "write to read-only $f succeeded"
+			return 1
+		fi
+	done
+	t_eq "nothing leaked" count=0 "$(cat $AREA/inject/list)"
+}
+
+CMA_FAILURE_TESTS="
+	test_failure_files_are_root_only
+	test_nospace_failure_is_recorded
+	test_pinned_pages_fail_migration_at_their_pfn
+	test_isolated_pageblock_fails_isolation_at_its_pfn
+	test_bad_input_is_rejected
+	test_failures_end_with_count_line"

@@ -18,6 +18,7 @@ static const struct {
 	{ "cma", "cma_alloc_busy_retry", "CONFIG_CMA and tracing" },
 	{ "cma", "cma_release", "CONFIG_CMA and tracing" },
 	{ "migrate", "mm_migrate_pages", "CONFIG_MIGRATION and tracing" },
+	{ "cma", "cma_alloc_fail", "the cmadebug kernel patches (cma_alloc_fail)" },
 };
 
 int event_format_fields(const char *system, const char *buf, size_t len,

@@ -24,7 +24,7 @@ for a in /sys/kernel/debug/cma/*/; do
 done
 copy /sys/kernel/mm/cma/*/*
 for e in cma/cma_alloc_start cma/cma_alloc_finish cma/cma_alloc_busy_retry \
-	cma/cma_release migrate/mm_migrate_pages; do
+	cma/cma_release cma/cma_alloc_fail migrate/mm_migrate_pages; do
 	copy /sys/kernel/tracing/events/$e/format /sys/kernel/tracing/events/$e/id
 done
 copy /sys/kernel/debug/kernel_page_tables

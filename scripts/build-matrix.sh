@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Build every prefix of kernel-patches/series for arm and arm64, with the
+# options the series adds on and off, as a maintainer would before sending it:
+#
+#   on   the board config + PAGE_OWNER and MEMORY_HOTPLUG (arm64), whose code
+#        the series touches
+#   off  the board config without CMA_DEBUGFS (so no failure log, no fault
+#        injection)
+#   nocma  without CMA at all (only at the tip of the series)
+#
+# Out of tree in $CMADEBUG_CACHE/matrix/, from a git worktree of the cache
+# tree, so the work tree is left alone.  Prints one line per build and a
+# closing "N passed, N failed"; logs in $CMADEBUG_CACHE/matrix/*.log.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+"$TOP/scripts/kernel-tree.sh" prepare
+mdir=$CMADEBUG_CACHE/matrix
+tree=$mdir/tree
+mkdir -p "$mdir"
+if [ ! -d "$tree" ]; then
+	git -C "$KERNEL_SRC" worktree prune
+	git -C "$KERNEL_SRC" worktree add -q --detach "$tree" base
+fi
+mapfile -t commits < <(git -C "$KERNEL_SRC" rev-list --reverse base..cmadebug)
+[ ${#commits[@]} -gt 0 ] || die "kernel-patches/series is empty: nothing to build"
+
+extra_config() {
+	local arch=$1 variant=$2
+	case $variant in
+	on)
+		echo "CONFIG_PAGE_OWNER=y"
+		[ "$arch" = arm64 ] && echo "CONFIG_MEMORY_HOTPLUG=y" && echo "CONFIG_MEMORY_HOTREMOVE=y"
+		;;
+	off) echo "# CONFIG_CMA_DEBUGFS is not set" ;;
+	nocma) printf '%s\n' "# CONFIG_CMA is not set" "# CONFIG_DMA_CMA is not set" ;;
+	esac
+	return 0
+}
+
+pass=0 fail=0
+build_one() {
+	local commit=$1 arch=$2 variant=$3 obj frag log subject
+	obj=$mdir/obj-$arch-$variant
+	log=$mdir/$arch-$variant.log
+	frag=$mdir/extra-$arch-$variant.config
+	subject=$(git -C "$KERNEL_SRC" log -1 --format=%s "$commit")
+	mkdir -p "$obj"
+	extra_config "$arch" "$variant" >"$frag"
+	git -C "$tree" checkout -q --detach "$commit"
+	local kmake=(make -C "$tree" O="$obj" ARCH="$arch" CROSS_COMPILE="$(cross_compile "$arch")")
+	# shellcheck disable=SC2046
+	if { "${kmake[@]}" tinyconfig &&
+		"$tree/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" $(config_fragments "$arch") "$frag" &&
+		"${kmake[@]}" olddefconfig &&
+		"${kmake[@]}" -j"$(nproc)" W=1 "$(basename "$(kernel_image_path "$arch")")"; } >"$log" 2>&1 &&
+		! grep -E '^[^ ]*(mm|include)/[^ ]*: (warning|error):' "$log" >/dev/null; then
+		pass=$((pass + 1))
+		echo "ok   $arch $variant: $subject"
+	else
+		fail=$((fail + 1))
+		echo "FAIL $arch $variant: $subject (log: $log)"
+		grep -E 'warning:|error:' "$log" | head -n 5
+	fi
+}
+
+for commit in "${commits[@]}"; do
+	for arch in arm arm64; do
+		for variant in on off; do
+			build_one "$commit" "$arch" "$variant"
+		done
+	done
+done
+for arch in arm arm64; do
+	build_one "${commits[-1]}" "$arch" nocma
+done
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]

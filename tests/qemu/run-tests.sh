@@ -1,8 +1,10 @@
 # Guest tests: what cmadebug reports about the CMA areas agrees with the
 # kernel's own files, the device tree and /proc/meminfo; then the failure
-# reports of kernel-patches/ (cma-failures.sh).
+# reports of kernel-patches/ (cma-failures.sh) and the device-private area
+# (cma-devices.sh).
 . /tests/ktap.sh
 . /tests/cma-failures.sh
+. /tests/cma-devices.sh
 
 CMA=/sys/kernel/debug/cma
 DT=/sys/firmware/devicetree/base
@@ -113,4 +115,5 @@ run_ktap \
 	test_sysfs_counters_match \
 	test_cmadebug_events_parses_cma_formats \
 	test_bad_root_is_environment_error \
-	$CMA_FAILURE_TESTS
+	$CMA_FAILURE_TESTS \
+	$CMA_DEVICE_TESTS

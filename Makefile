@@ -71,6 +71,14 @@ check: deps-if-missing
 	@$(MAKE) -s check-fast
 	@$(MAKE) -s qemu-test
 
+# Instruction-count benchmarks (bench/); they print ratios, they do not fail.
+bench: deps-if-missing
+	@bench/cma-alloc.sh
+
+# Each patch of the series, arm and arm64, new options on and off.
+build-matrix:
+	@scripts/build-matrix.sh
+
 install: cmadebug
 	@$(MAKE) -s -C cmadebug install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 
@@ -79,4 +87,4 @@ clean:
 	rm -rf build
 
 .PHONY: all deps deps-if-missing deps-check-host cmadebug kernel-tree kernel-patches kernel \
-	qemu-test demo fixtures unit pytest check-fast check install clean
+	qemu-test demo fixtures unit pytest check-fast check bench build-matrix install clean

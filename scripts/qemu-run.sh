@@ -5,8 +5,12 @@
 #                              timeout or a kernel splat
 #   qemu-run.sh ARCH demo      print 'cmadebug areas' from inside the guest
 #   qemu-run.sh ARCH capture NAME   capture a fixture tree into tests/fixtures/NAME
+#   qemu-run.sh ARCH bench     print the guest's "bench:" lines (bench/cma-alloc.sh)
+#   qemu-run.sh ARCH shell     boot to a shell on this terminal
 #
-# Environment: QEMU_TIMEOUT (seconds, default 300), EXTRA_CMDLINE.
+# Environment: QEMU_TIMEOUT (seconds, default 300), EXTRA_CMDLINE (appended
+# to the kernel command line), QEMU_EXTRA_ARGS (appended to QEMU's), KERNEL_DIR
+# (boot this built kernel instead of the series' own).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -14,12 +18,13 @@ arch=${1:-}
 check_arch "$arch"
 mode=${2:-test}
 case $mode in
-test | demo | capture | shell) ;;
-*) die "unknown mode '$mode' (test, demo, capture, shell)" ;;
+test | demo | capture | bench | shell) ;;
+*) die "unknown mode '$mode' (test, demo, capture, bench, shell)" ;;
 esac
 
 "$TOP/scripts/deps.sh" --check
-kdir=$("$TOP/scripts/kernel-build.sh" "$arch")
+kdir=${KERNEL_DIR:-$("$TOP/scripts/kernel-build.sh" "$arch")}
+[ -f "$kdir/.complete" ] || die "KERNEL_DIR $kdir holds no finished kernel"
 out=$BUILD/$arch
 mkdir -p "$out"
 dtb=$("$TOP/scripts/board-dtb.sh" "$arch" "$out")
@@ -39,6 +44,8 @@ note "booting $arch ($(basename "$kdir")) in mode $mode; console: $log"
 qemu_args=("${board[@]}" -kernel "$image" -dtb "$dtb" -initrd "$initrd"
 	-append "$BOARD_CMDLINE cmadebug.mode=$mode ${EXTRA_CMDLINE:-}"
 	-display none -nodefaults -serial stdio -no-reboot)
+# shellcheck disable=SC2206
+qemu_args+=(${QEMU_EXTRA_ARGS:-})
 if [ "$mode" = shell ]; then
 	exec "${qemu_args[@]}"
 fi
@@ -57,6 +64,12 @@ test)
 	"${PYTHON:-python3}" "$TOP/scripts/ktap_check.py" --name "$arch" "$log" || {
 		console_tail
 		exit 1
+	}
+	;;
+bench)
+	grep '^bench: ' "$log" | tr -d '\r' | grep . || {
+		console_tail
+		die "the guest printed no bench results"
 	}
 	;;
 demo)

@@ -15,6 +15,26 @@ copy() { # copy FILE...: readable regular files only (skips write-only knobs)
 	done
 }
 
+# On a kernel with the series' fault injection, leave something to report:
+# one failure of each stage the knobs provoke, and a device buffer in the
+# private area (a board capture skips this: no inject/ there).
+provoke() {
+	area=/sys/kernel/debug/cma/reserved
+	[ -d $area/inject ] || return 0
+	echo $(($(cat $area/count) + 1)) >$area/alloc 2>/dev/null
+	echo 2 >$area/inject/pin && echo $(cat $area/maxchunk) >$area/alloc 2>/dev/null
+	echo 1 >$area/inject/release
+	echo 1 >$area/inject/isolate && echo $(cat $area/maxchunk) >$area/alloc 2>/dev/null
+	echo 1 >$area/inject/release
+	dev=/sys/bus/platform/devices/cmadebug-fimc
+	if [ -d /sys/bus/platform/drivers/dma-cma-test ] && [ -d $dev ]; then
+		echo dma-cma-test >$dev/driver_override
+		echo cmadebug-fimc >/sys/bus/platform/drivers/dma-cma-test/bind
+		echo 1048576 >/sys/kernel/debug/dma-cma-test/cmadebug-fimc/alloc
+	fi
+}
+[ -n "${CAPTURE_OUT:-}" ] || provoke
+
 copy /proc/mounts /proc/meminfo /proc/cmdline /proc/version
 for a in /sys/kernel/debug/cma/*/; do
 	for f in "$a"*; do
@@ -22,6 +42,7 @@ for a in /sys/kernel/debug/cma/*/; do
 		copy "$f"
 	done
 done
+copy /sys/kernel/debug/cma/*/inject/list /sys/kernel/debug/dma-cma-test/*/buffers
 copy /sys/kernel/mm/cma/*/*
 for e in cma/cma_alloc_start cma/cma_alloc_finish cma/cma_alloc_busy_retry \
 	cma/cma_release cma/cma_alloc_fail migrate/mm_migrate_pages; do

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Cost of the CMA failure reports (kernel-patches 0001-0008) in instructions:
+# the same arm64 board boots the unpatched and the patched kernel under
+# QEMU with -icount shift=0 (one virtual ns per guest instruction), and the
+# guest times 1000 allocate/release pairs and 1000 no-space failures through
+# the default area's debugfs files, with the cma trace events off and on.
+# Prints the medians and the patched/unpatched ratios (targets: <= 1.01 with
+# tracing off, <= 1.10 with it on).
+#
+#   bench/cma-alloc.sh            (make bench)
+set -euo pipefail
+. "$(dirname "$0")/../scripts/lib.sh"
+
+arch=arm64
+"$TOP/scripts/kernel-tree.sh" prepare
+patched=$("$TOP/scripts/kernel-build.sh" "$arch")
+
+# The unpatched kernel: tag 'base' with the same fragments (the options only
+# the series has drop out), cached like the series' own kernels.
+bdir=$CMADEBUG_CACHE/bench
+base_kernel=$bdir/kernel-$arch-base-$(
+	{
+		echo "recipe $BUILD_RECIPE_VERSION base $(kernel_base_version)"
+		config_fragments "$arch" | xargs cat
+	} | sha256sum | cut -c1-16
+)
+if [ ! -f "$base_kernel/.complete" ]; then
+	tree=$bdir/tree
+	obj=$bdir/obj-$arch
+	mkdir -p "$bdir" "$obj"
+	[ -d "$tree" ] || git -C "$KERNEL_SRC" worktree add -q --detach "$tree" base
+	kmake=(make -C "$tree" O="$obj" ARCH="$arch" CROSS_COMPILE="$(cross_compile "$arch")")
+	note "building the unpatched $arch kernel (log: $obj/build.log)"
+	# shellcheck disable=SC2046
+	{ "${kmake[@]}" tinyconfig &&
+		"$tree/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" $(config_fragments "$arch") &&
+		"${kmake[@]}" olddefconfig &&
+		"${kmake[@]}" -j"$(nproc)" Image; } >"$obj/build.log" 2>&1 ||
+		die "building the unpatched kernel failed (log: $obj/build.log)"
+	tmp=$(mktemp -d "$bdir/.kernel.XXXXXX")
+	cp "$obj/arch/arm64/boot/Image" "$obj/.config" "$tmp/"
+	touch "$tmp/.complete"
+	rm -rf "$base_kernel"
+	mv "$tmp" "$base_kernel"
+fi
+
+run() { # run KERNEL_DIR: the guest's bench lines
+	KERNEL_DIR=$1 QEMU_EXTRA_ARGS="-icount shift=0" EXTRA_CMDLINE="loglevel=1" \
+		"$TOP/scripts/qemu-run.sh" "$arch" bench
+}
+results=$(mktemp)
+trap 'rm -f "$results"' EXIT
+run "$base_kernel" | sed 's/^bench: /kernel=unpatched /' >>"$results"
+run "$patched" | sed 's/^bench: /kernel=patched /' >>"$results"
+
+"${PYTHON:-python3}" - "$results" <<'PY'
+import statistics, sys
+rows = [dict(f.split("=", 1) for f in line.split()) for line in open(sys.argv[1]) if line.strip()]
+def median(kernel, trace, key):
+    return statistics.median(int(r[key]) for r in rows if r["kernel"] == kernel and r["trace"] == trace)
+print(f"{'workload':<28}{'trace':<7}{'unpatched':>12}{'patched':>12}{'ratio':>8}  target")
+for key, label in (("pairs_insns", "1000 alloc/release pairs"), ("fail_insns", "1000 no-space failures")):
+    for trace, target in (("off", 1.01), ("on", 1.10)):
+        base, new = median("unpatched", trace, key), median("patched", trace, key)
+        ratio = new / base
+        verdict = "ok" if ratio <= target else "OVER"
+        print(f"{label:<28}{trace:<7}{base:>12}{new:>12}{ratio:>8.4f}  <= {target} {verdict}")
+print("(guest instructions, median of 3 runs, QEMU -icount shift=0, arm64 board)")
+PY

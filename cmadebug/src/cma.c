@@ -143,6 +143,31 @@ out:
 	return ret;
 }
 
+int cma_areas_select(const struct cma_areas *areas, const char *name,
+		     unsigned int *first, unsigned int *last)
+{
+	char known[256] = "";
+
+	if (!name) {
+		*first = 0;
+		*last = areas->nr ? areas->nr - 1 : 0;
+		return areas->nr ? EXIT_OK : EXIT_ENV;
+	}
+	for (unsigned int i = 0; i < areas->nr; i++) {
+		size_t used = strlen(known);
+
+		if (!strcmp(areas->area[i].name, name)) {
+			*first = *last = i;
+			return EXIT_OK;
+		}
+		snprintf(known + used, sizeof(known) - used, "%s%s",
+			 i ? ", " : "", areas->area[i].name);
+	}
+	err_msg("no CMA area '%s' (this kernel has: %s)", name,
+		*known ? known : "none");
+	return EXIT_USAGE;
+}
+
 void cma_areas_free(struct cma_areas *areas)
 {
 	free(areas->area);

@@ -45,6 +45,14 @@ int cma_areas_load(const struct sysroot *sr, struct cma_areas *areas);
 void cma_areas_free(struct cma_areas *areas);
 
 /*
+ * The areas a command works on: all, or the one named NAME (NULL: all).
+ * Sets *first and *last (inclusive); an unknown name prints one error line
+ * listing the areas and returns EXIT_USAGE.
+ */
+int cma_areas_select(const struct cma_areas *areas, const char *name,
+		     unsigned int *first, unsigned int *last);
+
+/*
  * The page size that makes CmaTotal (kB) equal the areas' page count, or 0
  * when the numbers do not fix one (no CMA, no meminfo).
  */

@@ -60,11 +60,12 @@ int cmd_areas(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct emit *e = ctx->out;
 	struct cma_areas areas;
+	struct cmd_args args;
 	struct sysroot sr;
 	uint64_t total = 0;
 	int ret;
 
-	ret = cmd_parse_no_args(command_find("areas"), argc, argv);
+	ret = cmd_parse_args(command_find("areas"), argc, argv, &args);
 	if (ret >= 0)
 		return ret;
 	ret = sysroot_open(&sr, ctx->root_opts);

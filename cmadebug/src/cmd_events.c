@@ -9,10 +9,11 @@ int cmd_events(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct emit *e = ctx->out;
 	struct event_list list;
+	struct cmd_args args;
 	struct sysroot sr;
 	int ret;
 
-	ret = cmd_parse_no_args(command_find("events"), argc, argv);
+	ret = cmd_parse_args(command_find("events"), argc, argv, &args);
 	if (ret >= 0)
 		return ret;
 	ret = sysroot_open(&sr, ctx->root_opts);

@@ -14,21 +14,38 @@ struct cmd_ctx {
 	bool verbose;
 };
 
+/* What a command accepts after its name. */
+enum {
+	ARG_AREA = 1 << 0,	/* one optional AREA */
+	ARG_SINCE = 1 << 1,	/* --since NS */
+};
+
 struct command {
 	const char *name;
 	const char *summary;
 	const char *usage;	/* arguments after the command name */
+	unsigned int accepts;	/* ARG_* */
 	int (*run)(struct cmd_ctx *ctx, int argc, char **argv);
+};
+
+struct cmd_args {
+	const char *area;	/* NULL: every area */
+	bool has_since;
+	uint64_t since;		/* only records with time_ns > since */
 };
 
 int cmd_areas(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_events(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_stats(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_failures(struct cmd_ctx *ctx, int argc, char **argv);
 
 /*
- * Handles a command's own options (only --help for now).  Returns -1 to go
- * on, else the exit code.  Prints usage for -h/--help or a stray argument.
+ * Parses a command's own arguments as cmd->accepts allows.  Returns -1 to
+ * go on, else the exit code: 0 after --help, EXIT_USAGE (one error line)
+ * for anything else it does not accept.
  */
-int cmd_parse_no_args(const struct command *cmd, int argc, char **argv);
+int cmd_parse_args(const struct command *cmd, int argc, char **argv,
+		   struct cmd_args *args);
 const struct command *command_find(const char *name);
 
 #endif

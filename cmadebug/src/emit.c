@@ -268,6 +268,21 @@ void emit_uint(struct emit *e, const char *key, const char *label,
 	text_field(e, label, true, text);
 }
 
+void emit_int(struct emit *e, const char *key, const char *label, int64_t v)
+{
+	char text[32];
+
+	snprintf(text, sizeof(text), "%" PRId64, v);
+	if (e->json) {
+		if (json_wants(e, key)) {
+			json_member(e, key);
+			fputs(text, e->out);
+		}
+		return;
+	}
+	text_field(e, label, true, text);
+}
+
 void emit_string(struct emit *e, const char *key, const char *label,
 		 const char *s)
 {

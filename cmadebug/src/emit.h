@@ -59,6 +59,7 @@ void emit_list_end(struct emit *e);
 
 void emit_uint(struct emit *e, const char *key, const char *label,
 	       enum emit_fmt fmt, uint64_t v);
+void emit_int(struct emit *e, const char *key, const char *label, int64_t v);
 void emit_string(struct emit *e, const char *key, const char *label,
 		 const char *s);
 void emit_bool(struct emit *e, const char *key, const char *label, bool v);

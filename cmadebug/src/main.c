@@ -15,9 +15,13 @@
 
 static const struct command commands[] = {
 	{ "areas", "list the CMA areas: range, size, usage, counters", "",
-	  cmd_areas },
+	  0, cmd_areas },
+	{ "stats", "allocation statistics per area (kernel-patches/)", "[AREA]",
+	  ARG_AREA, cmd_stats },
+	{ "failures", "why allocations failed: stage, page, state (kernel-patches/)",
+	  "[--since NS] [AREA]", ARG_AREA | ARG_SINCE, cmd_failures },
 	{ "events", "list the trace events cmadebug reads, and their fields", "",
-	  cmd_events },
+	  0, cmd_events },
 };
 
 const struct command *command_find(const char *name)
@@ -28,16 +32,37 @@ const struct command *command_find(const char *name)
 	return NULL;
 }
 
-int cmd_parse_no_args(const struct command *cmd, int argc, char **argv)
+int cmd_parse_args(const struct command *cmd, int argc, char **argv,
+		   struct cmd_args *args)
 {
-	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		printf("Usage: cmadebug [OPTIONS] %s%s%s\n%s\n", cmd->name,
-		       *cmd->usage ? " " : "", cmd->usage, cmd->summary);
-		return EXIT_OK;
-	}
-	if (argc > 1) {
+	memset(args, 0, sizeof(*args));
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			printf("Usage: cmadebug [OPTIONS] %s%s%s\n%s\n",
+			       cmd->name, *cmd->usage ? " " : "", cmd->usage,
+			       cmd->summary);
+			return EXIT_OK;
+		}
+		if ((cmd->accepts & ARG_SINCE) && !strcmp(a, "--since")) {
+			if (i + 1 == argc ||
+			    parse_u64(argv[i + 1], strlen(argv[i + 1]),
+				      &args->since)) {
+				err_msg("%s: --since needs a time in ns (time_ns of a record)",
+					cmd->name);
+				return EXIT_USAGE;
+			}
+			args->has_since = true;
+			i++;
+			continue;
+		}
+		if ((cmd->accepts & ARG_AREA) && a[0] != '-' && !args->area) {
+			args->area = a;
+			continue;
+		}
 		err_msg("%s: unexpected argument '%s' (see 'cmadebug %s --help')",
-			cmd->name, argv[1], cmd->name);
+			cmd->name, a, cmd->name);
 		return EXIT_USAGE;
 	}
 	return -1;

@@ -30,7 +30,10 @@ test_test_driver_attaches_to_private_pool() {
 		t_fail "binding dma-cma-test to $TESTDEV failed" || return 1
 	t_eq "fimc-pool devices" "$TESTDEV dma-cma-test
 count=1" "$(cat $POOL/devices)" || return 1
-	t_eq "default area devices" count=0 "$(cat /sys/kernel/debug/cma/reserved/devices)"
+	t_eq "default area devices" count=0 "$(cat /sys/kernel/debug/cma/reserved/devices)" || return 1
+	for f in alloc:200 free:200 buffers:400; do
+		t_eq "mode of dma-cma-test ${f%:*}" "${f#*:}" "$(stat -c %a $TESTDIR/${f%:*})" || return 1
+	done
 }
 
 test_coherent_buffers_come_from_private_pool() {

@@ -50,7 +50,7 @@ alloc_all() {
 }
 
 test_failure_files_are_root_only() {
-	for f in stats:400 failures:400 inject/list:400 inject/pin:200 inject/isolate:200 inject/release:200; do
+	for f in stats:400 failures:400 allocated:400 devices:400 inject/list:400 inject/pin:200 inject/isolate:200 inject/release:200; do
 		t_eq "mode of ${f%:*}" "${f#*:}" "$(stat -c %a $AREA/${f%:*})" || return 1
 	done
 }
@@ -158,10 +158,25 @@ test_bad_input_is_rejected() {
 	t_eq "nothing leaked" count=0 "$(cat $AREA/inject/list)"
 }
 
+test_cmadebug_agrees_with_failures_and_stats() {
+	newest=$(newest_failure)
+	out=$(cmadebug --json failures reserved) || t_fail "cmadebug failures exit $?" || return 1
+	last_time=$(echo "$out" | awk '$1 == "\"time_ns\":" { gsub(/,/, "", $2); t = $2 } END { print t }')
+	t_eq "newest time_ns" "$(field time_ns "$newest")" "$last_time" || return 1
+	kept=$(echo "$out" | awk '$1 == "\"kept\":" { gsub(/,/, "", $2); print $2 }')
+	t_eq "records kept" "$(field count "$(tail -n 1 $AREA/failures)")" "$kept" || return 1
+	t_eq "failures --since newest" 0 "$(cmadebug --json failures --since "$last_time" reserved | awk '$1 == "\"nr_shown\":" { gsub(/,/, "", $2); print $2 }')" || return 1
+	stats=$(cmadebug --json stats reserved) || t_fail "cmadebug stats exit $?" || return 1
+	for k in requests successes failures retries failed_migrate failed_isolate failed_no_space; do
+		t_eq "stats $k" "$(stat_of $k)" "$(echo "$stats" | awk -v k="\"$k\":" '$1 == k { gsub(/,/, "", $2); print $2 }')" || return 1
+	done
+}
+
 CMA_FAILURE_TESTS="
 	test_failure_files_are_root_only
 	test_nospace_failure_is_recorded
 	test_pinned_pages_fail_migration_at_their_pfn
 	test_isolated_pageblock_fails_isolation_at_its_pfn
 	test_bad_input_is_rejected
-	test_failures_end_with_count_line"
+	test_failures_end_with_count_line
+	test_cmadebug_agrees_with_failures_and_stats"

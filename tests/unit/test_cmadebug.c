@@ -12,6 +12,7 @@
 #include "cma.h"
 #include "emit.h"
 #include "events.h"
+#include "failures.h"
 #include "path.h"
 #include "util.h"
 
@@ -313,6 +314,102 @@ static void test_event_format_parser(struct results *r)
 	CHECK(r, n < 0, "garbage is refused, got %d", n);
 }
 
+static void test_failures_parser(struct results *r)
+{
+	static const char ok[] =
+		"time_ns=5 attempt=1 start_pfn=none count=9 align=0 err=-12 stage=no-space pfn=none\n"
+		"time_ns=7 attempt=2 start_pfn=0x7e040 count=8 align=3 err=-16 stage=migrate pfn=0x7e041 flags=0x10000 refcount=2 mapcount=-1 migratetype=Isolate kind=movable_ops owner=9 future=1\n"
+		"count=2 dropped=4\n";
+	static const char *const bad[] = {
+		"",						/* no count line */
+		"time_ns=5 stage=test\n",			/* cut short */
+		"time_ns=5 stage=test\ncount=2 dropped=0\n",	/* count disagrees */
+		"time_ns=x stage=test\ncount=1 dropped=0\n",	/* not a number */
+		"time_ns=5 pfn=12\ncount=1 dropped=0\n",	/* pfn not hex */
+		"time_ns=5 =3\ncount=1 dropped=0\n",		/* empty key */
+		"count=0 dropped=0\ntime_ns=5\n",		/* after the count */
+		"count=0\n",					/* no dropped */
+		"time_ns=5 stage=averyveryveryverylongstagename\ncount=1 dropped=0\n",
+	};
+	struct cma_failure_log log;
+	const struct cma_failure_rec *m;
+
+	r->test = "failures_parse";
+	CHECK(r, failures_parse(ok, sizeof(ok) - 1, &log) == 0, "a good file parses");
+	CHECK_U64(r, "records", 2, log.nr);
+	CHECK_U64(r, "dropped", 4, log.dropped);
+	if (log.nr == 2) {
+		CHECK(r, !log.rec[0].has_start && !log.rec[0].has_pfn &&
+			 !strcmp(log.rec[0].stage, "no-space") && log.rec[0].err == -12,
+		      "no-space record");
+		m = &log.rec[1];
+		CHECK(r, m->has_start && m->start_pfn == 0x7e040 && m->has_pfn &&
+			 m->pfn == 0x7e041 && m->flags == 0x10000 && m->refcount == 2 &&
+			 m->mapcount == -1 && m->owner == 9 && m->align == 3 &&
+			 !strcmp(m->kind, "movable_ops") &&
+			 !strcmp(m->migratetype, "Isolate"),
+		      "migrate record, unknown key skipped");
+	}
+	failures_free(&log);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		CHECK(r, failures_parse(bad[i], strlen(bad[i]), &log) == -EINVAL,
+		      "bad input %zu refused: '%s'", i, bad[i]);
+}
+
+static void test_stats_parser(struct results *r)
+{
+	static const char ok[] = "requests 4\nsuccesses 1\nfailed_no_space 1\n";
+	struct cma_stats st;
+	uint64_t v = 0;
+
+	r->test = "stats_parse";
+	CHECK(r, stats_parse(ok, sizeof(ok) - 1, &st) == 0 && st.nr == 3, "parses");
+	CHECK(r, stats_get(&st, "requests", &v) && v == 4, "requests");
+	CHECK(r, !stats_get(&st, "retries", &v), "absent counter");
+	CHECK(r, stats_parse("requests\n", 9, &st) == -EINVAL, "no value");
+	CHECK(r, stats_parse("requests -1\n", 12, &st) == -EINVAL, "negative");
+	CHECK(r, stats_parse(" 4\n", 3, &st) == -EINVAL, "no name");
+}
+
+/* The captured failure logs parse and agree with the stats beside them. */
+static void test_fixture_failures(struct results *r, const char *fixtures,
+				  const char *name)
+{
+	char root[PATH_MAX];
+	struct sysroot_opts opts = { .root = root };
+	struct cma_failure_log log;
+	struct cma_stats st;
+	struct sysroot sr;
+	uint64_t failed = 0, v;
+	static const char *const stages[] = {
+		"failed_isolate", "failed_migrate", "failed_test",
+		"failed_no_space", "failed_signal", "failed_other",
+	};
+
+	r->test = name;
+	snprintf(root, sizeof(root), "%s/%s/root", fixtures, name);
+	if (sysroot_open(&sr, &opts) != EXIT_OK ||
+	    failures_load(&sr, "reserved", &log) != EXIT_OK) {
+		CHECK(r, false, "loading reserved/failures");
+		return;
+	}
+	if (stats_load(&sr, "reserved", &st) != EXIT_OK) {
+		CHECK(r, false, "loading reserved/stats");
+		failures_free(&log);
+		return;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(stages); i++)
+		if (stats_get(&st, stages[i], &v))
+			failed += v;
+	CHECK_U64(r, "failed attempts in stats vs records kept + dropped",
+		  failed, log.nr + log.dropped);
+	CHECK(r, log.nr >= 3, "the capture provoked three failures, %u kept", log.nr);
+	for (unsigned int i = 0; i + 1 < log.nr; i++)
+		CHECK(r, log.rec[i].time_ns <= log.rec[i + 1].time_ns,
+		      "records oldest first");
+	failures_free(&log);
+}
+
 int main(int argc, char **argv)
 {
 	const char *fixtures = argc > 1 ? argv[1] : "tests/fixtures";
@@ -327,6 +424,10 @@ int main(int argc, char **argv)
 	test_event_format_parser(&r);
 	test_fixture(&r, fixtures, "qemu-arm");
 	test_fixture(&r, fixtures, "qemu-arm64");
+	test_failures_parser(&r);
+	test_stats_parser(&r);
+	test_fixture_failures(&r, fixtures, "qemu-arm");
+	test_fixture_failures(&r, fixtures, "qemu-arm64");
 	printf("%u passed, %u failed\n", r.passed, r.failed);
 	return r.failed ? 1 : 0;
 }

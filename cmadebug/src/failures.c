@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "failures.h"
+
+static const char patch_feature[] =
+	"the cmadebug CMA failure patches (kernel-patches/, CONFIG_CMA_DEBUGFS)";
+
+/* A signed decimal, for err, refcount and mapcount. */
+static int parse_s64(const char *s, size_t len, int64_t *v)
+{
+	uint64_t u;
+	bool neg = len && s[0] == '-';
+	int ret = parse_u64(s + neg, len - neg, &u);
+
+	if (ret)
+		return ret;
+	if (u > (uint64_t)INT64_MAX)
+		return -ERANGE;
+	*v = neg ? -(int64_t)u : (int64_t)u;
+	return 0;
+}
+
+/* "0x1f" only: the kernel prints pfns and flags in hex. */
+static int parse_hex(const char *s, size_t len, uint64_t *v)
+{
+	uint64_t x = 0;
+
+	if (len < 3 || s[0] != '0' || s[1] != 'x')
+		return -EINVAL;
+	for (size_t i = 2; i < len; i++) {
+		char c = s[i];
+		unsigned int d;
+
+		if (c >= '0' && c <= '9')
+			d = (unsigned int)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			d = (unsigned int)(c - 'a' + 10);
+		else
+			return -EINVAL;
+		if (x >> 60)
+			return -ERANGE;
+		x = x << 4 | d;
+	}
+	*v = x;
+	return 0;
+}
+
+static int copy_word(const char *s, size_t len, char *dst)
+{
+	if (!len || len >= FAIL_WORD_MAX)
+		return -EINVAL;
+	memcpy(dst, s, len);
+	dst[len] = '\0';
+	return 0;
+}
+
+static bool key_is(const char *key, size_t klen, const char *want)
+{
+	return strlen(want) == klen && !memcmp(key, want, klen);
+}
+
+/* One key=value of a record. */
+static int record_field(struct cma_failure_rec *r, const char *key,
+			size_t klen, const char *val, size_t vlen)
+{
+	bool none = vlen == 4 && !memcmp(val, "none", 4);
+
+	if (key_is(key, klen, "time_ns"))
+		return parse_u64(val, vlen, &r->time_ns);
+	if (key_is(key, klen, "attempt"))
+		return parse_u64(val, vlen, &r->attempt);
+	if (key_is(key, klen, "start_pfn")) {
+		r->has_start = !none;
+		return none ? 0 : parse_hex(val, vlen, &r->start_pfn);
+	}
+	if (key_is(key, klen, "count"))
+		return parse_u64(val, vlen, &r->count);
+	if (key_is(key, klen, "align"))
+		return parse_u64(val, vlen, &r->align);
+	if (key_is(key, klen, "err"))
+		return parse_s64(val, vlen, &r->err);
+	if (key_is(key, klen, "stage"))
+		return copy_word(val, vlen, r->stage);
+	if (key_is(key, klen, "pfn")) {
+		r->has_pfn = !none;
+		return none ? 0 : parse_hex(val, vlen, &r->pfn);
+	}
+	if (key_is(key, klen, "flags"))
+		return parse_hex(val, vlen, &r->flags);
+	if (key_is(key, klen, "refcount"))
+		return parse_s64(val, vlen, &r->refcount);
+	if (key_is(key, klen, "mapcount"))
+		return parse_s64(val, vlen, &r->mapcount);
+	if (key_is(key, klen, "migratetype"))
+		return copy_word(val, vlen, r->migratetype);
+	if (key_is(key, klen, "kind"))
+		return copy_word(val, vlen, r->kind);
+	if (key_is(key, klen, "owner"))
+		return parse_u64(val, vlen, &r->owner);
+	return 0;	/* a field a newer kernel added */
+}
+
+/* Calls FN for each key=value token of LINE; stops at the first error. */
+static int for_each_kv(const char *line, size_t len,
+		       int (*fn)(void *ctx, const char *key, size_t klen,
+				 const char *val, size_t vlen),
+		       void *ctx)
+{
+	const char *p = line, *end = line + len;
+
+	while (p < end) {
+		const char *tok_end, *eq;
+		int ret;
+
+		while (p < end && *p == ' ')
+			p++;
+		if (p == end)
+			break;
+		tok_end = memchr(p, ' ', (size_t)(end - p));
+		if (!tok_end)
+			tok_end = end;
+		eq = memchr(p, '=', (size_t)(tok_end - p));
+		if (!eq || eq == p)
+			return -EINVAL;
+		ret = fn(ctx, p, (size_t)(eq - p), eq + 1,
+			 (size_t)(tok_end - eq - 1));
+		if (ret)
+			return ret;
+		p = tok_end;
+	}
+	return 0;
+}
+
+static int record_kv(void *ctx, const char *key, size_t klen, const char *val,
+		     size_t vlen)
+{
+	return record_field(ctx, key, klen, val, vlen);
+}
+
+struct trailer {
+	bool has_count, has_dropped;
+	uint64_t count, dropped;
+};
+
+static int trailer_kv(void *ctx, const char *key, size_t klen,
+		      const char *val, size_t vlen)
+{
+	struct trailer *t = ctx;
+
+	if (key_is(key, klen, "count")) {
+		t->has_count = true;
+		return parse_u64(val, vlen, &t->count);
+	}
+	if (key_is(key, klen, "dropped")) {
+		t->has_dropped = true;
+		return parse_u64(val, vlen, &t->dropped);
+	}
+	return -EINVAL;
+}
+
+int failures_parse(const char *buf, size_t len, struct cma_failure_log *log)
+{
+	const char *p = buf, *end = buf + len;
+	struct trailer t = { 0 };
+	unsigned int cap = 0;
+	bool done = false;
+	int ret = 0;
+
+	memset(log, 0, sizeof(*log));
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		size_t n;
+
+		if (!eol)
+			eol = end;
+		n = (size_t)(eol - p);
+		if (done && n) {
+			ret = -EINVAL;	/* something after the count line */
+			goto fail;
+		}
+		if (n >= 6 && !memcmp(p, "count=", 6)) {
+			ret = for_each_kv(p, n, trailer_kv, &t);
+			if (ret)
+				goto fail;
+			done = true;
+		} else if (n) {
+			if (log->nr == cap) {
+				unsigned int ncap = cap ? cap * 2 : 16;
+				struct cma_failure_rec *nrec =
+					realloc(log->rec, ncap * sizeof(*nrec));
+
+				if (!nrec) {
+					ret = -ENOMEM;
+					goto fail;
+				}
+				log->rec = nrec;
+				cap = ncap;
+			}
+			memset(&log->rec[log->nr], 0, sizeof(log->rec[0]));
+			ret = for_each_kv(p, n, record_kv, &log->rec[log->nr]);
+			if (ret)
+				goto fail;
+			log->nr++;
+		}
+		p = eol + 1;
+	}
+	if (!done || !t.has_count || !t.has_dropped || t.count != log->nr) {
+		ret = -EINVAL;
+		goto fail;
+	}
+	log->dropped = t.dropped;
+	return 0;
+fail:
+	failures_free(log);
+	return ret;
+}
+
+void failures_free(struct cma_failure_log *log)
+{
+	free(log->rec);
+	memset(log, 0, sizeof(*log));
+}
+
+int stats_parse(const char *buf, size_t len, struct cma_stats *stats)
+{
+	const char *p = buf, *end = buf + len;
+
+	memset(stats, 0, sizeof(*stats));
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		const char *sp;
+		size_t n;
+
+		if (!eol)
+			eol = end;
+		n = (size_t)(eol - p);
+		if (n) {
+			sp = memchr(p, ' ', n);
+			if (!sp || sp == p ||
+			    (size_t)(sp - p) >= sizeof(stats->stat[0].name) ||
+			    stats->nr == STATS_MAX)
+				return -EINVAL;
+			memcpy(stats->stat[stats->nr].name, p, (size_t)(sp - p));
+			stats->stat[stats->nr].name[sp - p] = '\0';
+			if (parse_u64(sp + 1, (size_t)(eol - sp - 1),
+				      &stats->stat[stats->nr].value))
+				return -EINVAL;
+			stats->nr++;
+		}
+		p = eol + 1;
+	}
+	return 0;
+}
+
+bool stats_get(const struct cma_stats *stats, const char *name, uint64_t *v)
+{
+	for (unsigned int i = 0; i < stats->nr; i++) {
+		if (!strcmp(stats->stat[i].name, name)) {
+			*v = stats->stat[i].value;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Reads cma/<area>/<file>; errors name the file and the patch. */
+static int read_area_file(const struct sysroot *sr, const char *area,
+			  const char *file, char **buf, size_t *len)
+{
+	char rel[PATH_MAX];
+	int ret;
+
+	snprintf(rel, sizeof(rel), "cma/%s/%s", area, file);
+	if (!sysroot_has(sr, FS_DEBUGFS)) {
+		err_msg("debugfs is not mounted (mount -t debugfs none /sys/kernel/debug, or --debugfs DIR)");
+		return EXIT_ENV;
+	}
+	ret = sysroot_read(sr, FS_DEBUGFS, rel, buf, len);
+	if (ret)
+		return sysroot_read_error(sr, FS_DEBUGFS, rel, ret, patch_feature);
+	return EXIT_OK;
+}
+
+static int parse_error(const struct sysroot *sr, const char *area,
+		       const char *file, const char *what)
+{
+	char rel[PATH_MAX], path[PATH_MAX];
+
+	snprintf(rel, sizeof(rel), "cma/%s/%s", area, file);
+	if (sysroot_path(sr, FS_DEBUGFS, rel, path))
+		snprintf(path, sizeof(path), "%s", rel);
+	err_msg("%s: %s", path, what);
+	return EXIT_ENV;
+}
+
+int failures_load(const struct sysroot *sr, const char *area,
+		  struct cma_failure_log *log)
+{
+	char *buf;
+	size_t len;
+	int ret = read_area_file(sr, area, "failures", &buf, &len);
+
+	if (ret)
+		return ret;
+	ret = failures_parse(buf, len, log);
+	free(buf);
+	if (ret == -ENOMEM)
+		return parse_error(sr, area, "failures", "out of memory");
+	if (ret)
+		return parse_error(sr, area, "failures",
+				   "malformed or cut short (no matching count= line)");
+	return EXIT_OK;
+}
+
+int stats_load(const struct sysroot *sr, const char *area,
+	       struct cma_stats *stats)
+{
+	char *buf;
+	size_t len;
+	int ret = read_area_file(sr, area, "stats", &buf, &len);
+
+	if (ret)
+		return ret;
+	ret = stats_parse(buf, len, stats);
+	free(buf);
+	if (ret)
+		return parse_error(sr, area, "stats", "malformed");
+	return EXIT_OK;
+}

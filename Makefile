@@ -75,6 +75,13 @@ check: deps-if-missing
 bench: deps-if-missing
 	@bench/cma-alloc.sh
 
+# checkpatch --strict on the series, as patches: run from outside this git
+# tree, since checkpatch checks git-tracked files as plain source files.
+checkpatch: kernel-tree
+	@cp="$$(scripts/kernel-tree.sh path)/scripts/checkpatch.pl"; cd "$$(mktemp -d)" && perl "$$cp" \
+		--strict --terse --no-summary $(CURDIR)/kernel-patches/*.patch 2>/dev/null; \
+		echo "(the remaining CHECKs/WARNINGs are explained in each patch's notes, below ---)"
+
 # Each patch of the series, arm and arm64, new options on and off.
 build-matrix:
 	@scripts/build-matrix.sh
@@ -87,4 +94,4 @@ clean:
 	rm -rf build
 
 .PHONY: all deps deps-if-missing deps-check-host cmadebug kernel-tree kernel-patches kernel \
-	qemu-test demo fixtures unit pytest check-fast check bench build-matrix install clean
+	qemu-test demo fixtures unit pytest check-fast check bench checkpatch build-matrix install clean

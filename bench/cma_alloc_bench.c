@@ -41,7 +41,7 @@ static int open_knob(const char *dir, const char *name)
 /* One write of TEXT; returns 0 or errno. */
 static int knob_write(int fd, const char *text)
 {
-	return pwrite(fd, text, strlen(text), 0) < 0 ? errno : 0;
+	return write(fd, text, strlen(text)) < 0 ? errno : 0;
 }
 
 int main(int argc, char **argv)
@@ -63,8 +63,13 @@ int main(int argc, char **argv)
 
 	t0 = now_ns();
 	for (long i = 0; i < n; i++) {
-		if (knob_write(alloc_fd, "1") || knob_write(free_fd, "1")) {
-			fprintf(stderr, "cma-alloc-bench: pair %ld failed\n", i);
+		int err = knob_write(alloc_fd, "1");
+
+		if (!err)
+			err = knob_write(free_fd, "1");
+		if (err) {
+			fprintf(stderr, "cma-alloc-bench: pair %ld failed: %s\n", i,
+				strerror(err));
 			goto out;
 		}
 	}

@@ -65,11 +65,8 @@ int cmd_areas(struct cmd_ctx *ctx, int argc, char **argv)
 	uint64_t total = 0;
 	int ret;
 
-	ret = cmd_parse_args(command_find("areas"), argc, argv, &args);
+	ret = cmd_start(ctx, "areas", argc, argv, &args, &sr);
 	if (ret >= 0)
-		return ret;
-	ret = sysroot_open(&sr, ctx->root_opts);
-	if (ret)
 		return ret;
 	ret = cma_areas_load(&sr, &areas);
 	if (ret)

@@ -13,11 +13,8 @@ int cmd_events(struct cmd_ctx *ctx, int argc, char **argv)
 	struct sysroot sr;
 	int ret;
 
-	ret = cmd_parse_args(command_find("events"), argc, argv, &args);
+	ret = cmd_start(ctx, "events", argc, argv, &args, &sr);
 	if (ret >= 0)
-		return ret;
-	ret = sysroot_open(&sr, ctx->root_opts);
-	if (ret)
 		return ret;
 	ret = events_load(&sr, &list);
 	if (ret)

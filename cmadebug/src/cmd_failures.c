@@ -50,18 +50,10 @@ int cmd_failures(struct cmd_ctx *ctx, int argc, char **argv)
 	struct sysroot sr;
 	int ret;
 
-	ret = cmd_parse_args(command_find("failures"), argc, argv, &args);
+	ret = cmd_start_areas(ctx, "failures", argc, argv, &args, &sr, &areas,
+			      &first, &last);
 	if (ret >= 0)
 		return ret;
-	ret = sysroot_open(&sr, ctx->root_opts);
-	if (ret)
-		return ret;
-	ret = cma_areas_load(&sr, &areas);
-	if (ret)
-		return ret;
-	ret = cma_areas_select(&areas, args.area, &first, &last);
-	if (ret)
-		goto out;
 	logs = calloc(last - first + 1, sizeof(*logs));
 	if (!logs) {
 		err_msg("out of memory");

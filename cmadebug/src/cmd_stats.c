@@ -42,18 +42,10 @@ int cmd_stats(struct cmd_ctx *ctx, int argc, char **argv)
 	struct sysroot sr;
 	int ret;
 
-	ret = cmd_parse_args(command_find("stats"), argc, argv, &args);
+	ret = cmd_start_areas(ctx, "stats", argc, argv, &args, &sr, &areas,
+			      &first, &last);
 	if (ret >= 0)
 		return ret;
-	ret = sysroot_open(&sr, ctx->root_opts);
-	if (ret)
-		return ret;
-	ret = cma_areas_load(&sr, &areas);
-	if (ret)
-		return ret;
-	ret = cma_areas_select(&areas, args.area, &first, &last);
-	if (ret)
-		goto out;
 	/* Everything is read before anything is printed: no half output. */
 	stats = calloc(last - first + 1, sizeof(*stats));
 	if (!stats) {

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 
+#include "cma.h"
 #include "emit.h"
 #include "path.h"
 
@@ -47,5 +48,22 @@ int cmd_failures(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_parse_args(const struct command *cmd, int argc, char **argv,
 		   struct cmd_args *args);
 const struct command *command_find(const char *name);
+
+/*
+ * What every command does first: parse its arguments, open the live or
+ * captured system.  Returns -1 to go on, else the exit code (an error line
+ * is printed).
+ */
+int cmd_start(struct cmd_ctx *ctx, const char *name, int argc, char **argv,
+	      struct cmd_args *args, struct sysroot *sr);
+
+/*
+ * cmd_start(), then load the CMA areas and select those the arguments name
+ * ([*first, *last]).  On -1 the caller owns *areas (cma_areas_free()).
+ */
+int cmd_start_areas(struct cmd_ctx *ctx, const char *name, int argc,
+		    char **argv, struct cmd_args *args, struct sysroot *sr,
+		    struct cma_areas *areas, unsigned int *first,
+		    unsigned int *last);
 
 #endif

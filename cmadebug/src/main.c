@@ -32,42 +32,6 @@ const struct command *command_find(const char *name)
 	return NULL;
 }
 
-int cmd_parse_args(const struct command *cmd, int argc, char **argv,
-		   struct cmd_args *args)
-{
-	memset(args, 0, sizeof(*args));
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			printf("Usage: cmadebug [OPTIONS] %s%s%s\n%s\n",
-			       cmd->name, *cmd->usage ? " " : "", cmd->usage,
-			       cmd->summary);
-			return EXIT_OK;
-		}
-		if ((cmd->accepts & ARG_SINCE) && !strcmp(a, "--since")) {
-			if (i + 1 == argc ||
-			    parse_u64(argv[i + 1], strlen(argv[i + 1]),
-				      &args->since)) {
-				err_msg("%s: --since needs a time in ns (time_ns of a record)",
-					cmd->name);
-				return EXIT_USAGE;
-			}
-			args->has_since = true;
-			i++;
-			continue;
-		}
-		if ((cmd->accepts & ARG_AREA) && a[0] != '-' && !args->area) {
-			args->area = a;
-			continue;
-		}
-		err_msg("%s: unexpected argument '%s' (see 'cmadebug %s --help')",
-			cmd->name, a, cmd->name);
-		return EXIT_USAGE;
-	}
-	return -1;
-}
-
 static void usage(FILE *out)
 {
 	fprintf(out,

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0
+/* What every command does first: its arguments, the system, the areas. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+int cmd_parse_args(const struct command *cmd, int argc, char **argv,
+		   struct cmd_args *args)
+{
+	memset(args, 0, sizeof(*args));
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			printf("Usage: cmadebug [OPTIONS] %s%s%s\n%s\n",
+			       cmd->name, *cmd->usage ? " " : "", cmd->usage,
+			       cmd->summary);
+			return EXIT_OK;
+		}
+		if ((cmd->accepts & ARG_SINCE) && !strcmp(a, "--since")) {
+			if (i + 1 == argc ||
+			    parse_u64(argv[i + 1], strlen(argv[i + 1]),
+				      &args->since)) {
+				err_msg("%s: --since needs a time in ns (time_ns of a record)",
+					cmd->name);
+				return EXIT_USAGE;
+			}
+			args->has_since = true;
+			i++;
+			continue;
+		}
+		if ((cmd->accepts & ARG_AREA) && a[0] != '-' && !args->area) {
+			args->area = a;
+			continue;
+		}
+		err_msg("%s: unexpected argument '%s' (see 'cmadebug %s --help')",
+			cmd->name, a, cmd->name);
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+int cmd_start(struct cmd_ctx *ctx, const char *name, int argc, char **argv,
+	      struct cmd_args *args, struct sysroot *sr)
+{
+	int ret = cmd_parse_args(command_find(name), argc, argv, args);
+
+	if (ret >= 0)
+		return ret;
+	ret = sysroot_open(sr, ctx->root_opts);
+	return ret ? ret : -1;
+}
+
+int cmd_start_areas(struct cmd_ctx *ctx, const char *name, int argc,
+		    char **argv, struct cmd_args *args, struct sysroot *sr,
+		    struct cma_areas *areas, unsigned int *first,
+		    unsigned int *last)
+{
+	int ret = cmd_start(ctx, name, argc, argv, args, sr);
+
+	if (ret >= 0)
+		return ret;
+	ret = cma_areas_load(sr, areas);
+	if (ret)
+		return ret;
+	ret = cma_areas_select(areas, args->area, first, last);
+	if (ret) {
+		cma_areas_free(areas);
+		return ret;
+	}
+	return -1;
+}

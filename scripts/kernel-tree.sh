@@ -55,6 +55,15 @@ unpack_base() {
 	mv "$tmp" "$KERNEL_SRC"
 }
 
+# git am drops the "Notes:" block format-patch --notes writes below "---"
+# (why a checkpatch remark stays); put it back on the commit just applied.
+restore_notes() {
+	local note
+	note=$(awk '/^---$/ { body = 1; next } body && /^Notes:$/ { grab = 1; next }
+		grab && /^    / { sub(/^    /, ""); print; next } grab { exit }' "$1")
+	[ -z "$note" ] || git_k notes add -f -m "$note" HEAD
+}
+
 apply_series() {
 	local want have
 	want=$(series_hash)
@@ -75,6 +84,7 @@ apply_series() {
 			echo "$out" | grep -E '^(error|Patch failed|patch failed)' >&2 || echo "$out" >&2
 			die "patch $p does not apply to $(kernel_base_version)"
 		fi
+		restore_notes "$TOP/kernel-patches/$p"
 	done < <(series_patches)
 	echo "$want" >"$STAMP"
 }

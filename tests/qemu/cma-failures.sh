@@ -84,6 +84,22 @@ test_nospace_failure_is_recorded() {
 	echo "$traced" | grep -q "stage=no-space" || t_fail "no cma_alloc_fail event with stage=no-space: $traced"
 }
 
+test_full_area_fails_with_no_space() {
+	free=$(cat $AREA/maxchunk)
+	echo $free >$AREA/alloc || t_fail "allocating the free $free pages failed" || return 1
+	before=$(cat $AREA/stats)
+	if echo 1 >$AREA/alloc 2>/dev/null; then
+		t_fail "allocated a page from a full area"
+		return 1
+	fi
+	rec=$(newest_failure)
+	echo "# $rec"
+	echo $free >$AREA/free
+	t_eq "stage" no-space "$(field stage "$rec")" || return 1
+	t_eq "count" 1 "$(field count "$rec")" || return 1
+	expect_stats_moved "requests=1 failures=1 failed_no_space=1 retries=0"
+}
+
 test_pinned_pages_fail_migration_at_their_pfn() {
 	echo 3 >$AREA/inject/pin || t_fail "inject/pin refused 3" || return 1
 	pinned=$(sed -n 's/^pin pfn=\(0x[0-9a-f]*\) .*/\1/p' $AREA/inject/list)
@@ -175,6 +191,7 @@ test_cmadebug_agrees_with_failures_and_stats() {
 CMA_FAILURE_TESTS="
 	test_failure_files_are_root_only
 	test_nospace_failure_is_recorded
+	test_full_area_fails_with_no_space
 	test_pinned_pages_fail_migration_at_their_pfn
 	test_isolated_pageblock_fails_isolation_at_its_pfn
 	test_bad_input_is_rejected

@@ -9,6 +9,7 @@ int cmd_parse_args(const struct command *cmd, int argc, char **argv,
 		   struct cmd_args *args)
 {
 	memset(args, 0, sizeof(*args));
+	args->width = MAP_WIDTH_DEFAULT;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
@@ -27,6 +28,20 @@ int cmd_parse_args(const struct command *cmd, int argc, char **argv,
 				return EXIT_USAGE;
 			}
 			args->has_since = true;
+			i++;
+			continue;
+		}
+		if ((cmd->accepts & ARG_WIDTH) && !strcmp(a, "--width")) {
+			uint64_t w;
+
+			if (i + 1 == argc ||
+			    parse_u64(argv[i + 1], strlen(argv[i + 1]), &w) ||
+			    w < 1 || w > MAP_WIDTH_MAX) {
+				err_msg("%s: --width needs a number from 1 to %d",
+					cmd->name, MAP_WIDTH_MAX);
+				return EXIT_USAGE;
+			}
+			args->width = (unsigned int)w;
 			i++;
 			continue;
 		}

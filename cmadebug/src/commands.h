@@ -19,7 +19,11 @@ struct cmd_ctx {
 enum {
 	ARG_AREA = 1 << 0,	/* one optional AREA */
 	ARG_SINCE = 1 << 1,	/* --since NS */
+	ARG_WIDTH = 1 << 2,	/* --width N */
 };
+
+#define MAP_WIDTH_DEFAULT	64
+#define MAP_WIDTH_MAX		512
 
 struct command {
 	const char *name;
@@ -33,12 +37,14 @@ struct cmd_args {
 	const char *area;	/* NULL: every area */
 	bool has_since;
 	uint64_t since;		/* only records with time_ns > since */
+	unsigned int width;	/* characters of a map strip */
 };
 
 int cmd_areas(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_events(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_stats(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_failures(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_bitmap(struct cmd_ctx *ctx, int argc, char **argv);
 
 /*
  * Parses a command's own arguments as cmd->accepts allows.  Returns -1 to

@@ -20,6 +20,8 @@ static const struct command commands[] = {
 	  ARG_AREA, cmd_stats },
 	{ "failures", "why allocations failed: stage, page, state (kernel-patches/)",
 	  "[--since NS] [AREA]", ARG_AREA | ARG_SINCE, cmd_failures },
+	{ "bitmap", "allocation map per area: pfn runs and a strip",
+	  "[--width N] [AREA]", ARG_AREA | ARG_WIDTH, cmd_bitmap },
 	{ "events", "list the trace events cmadebug reads, and their fields", "",
 	  0, cmd_events },
 };

@@ -12,7 +12,7 @@ import pytest
 
 from conftest import CAPTURED, FIXTURES
 
-COMMANDS = ["areas", "events", "stats", "failures"]
+COMMANDS = ["areas", "events", "stats", "failures", "bitmap"]
 
 # The documented JSON shape of 'cmadebug --json areas' (cmadebug.1).
 AREA_KEYS = {

@@ -54,7 +54,7 @@ copy /sys/kernel/debug/kernel_page_tables
 # from 'cmadebug --root root/' on the captured copy.
 exp=/tmp/capture/expected
 mkdir -p $exp
-for cmd in areas events stats failures; do
+for cmd in areas events stats failures bitmap; do
 	cmadebug $cmd >$exp/$cmd.txt 2>&1
 	cmadebug --json $cmd >$exp/$cmd.json 2>&1
 done

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cma.h"
+#include "cma_map.h"
 #include "emit.h"
 #include "events.h"
 #include "failures.h"
@@ -410,6 +411,78 @@ static void test_fixture_failures(struct results *r, const char *fixtures,
 	failures_free(&log);
 }
 
+static void test_map_parsers(struct results *r)
+{
+	/* bit 0..1 and 33 of an area of 64 pages at pfn 0x100 */
+	static const char words[] = "3 2\n";
+	static const char alloc[] = "0x100-0x101 2\n0x121-0x121 1\ncount=2 pages=3\n";
+	struct cma_map a, b;
+
+	r->test = "map_parsers";
+	CHECK(r, bitmap_parse(words, sizeof(words) - 1, 0x100, 64, 0, &a) == 0, "bitmap parses");
+	CHECK(r, allocated_parse(alloc, sizeof(alloc) - 1, &b) == 0, "allocated parses");
+	CHECK(r, a.nr == 2 && b.nr == 2 && a.pages == 3 && b.pages == 3 &&
+		 !memcmp(a.run, b.run, 2 * sizeof(*a.run)), "same runs from both");
+	cma_map_free(&a);
+	cma_map_free(&b);
+	CHECK(r, bitmap_parse("3", 1, 0x100, 64, 0, &a) == -EINVAL, "too few words");
+	CHECK(r, bitmap_parse("3 0 0", 5, 0x100, 64, 0, &a) == -EINVAL, "too many words");
+	CHECK(r, bitmap_parse("4294967296 0", 12, 0x100, 64, 0, &a) == -EINVAL, "word > u32");
+	CHECK(r, bitmap_parse("1 0", 3, 0x100, 128, 1, &a) == 0 && a.nr == 1 &&
+		 a.run[0].first == 0x100 && a.run[0].last == 0x101, "order_per_bit 1");
+	cma_map_free(&a);
+	CHECK(r, allocated_parse("0x100-0x101 2\n", 14, &b) == -EINVAL, "no count line");
+	CHECK(r, allocated_parse("0x100-0x101 3\ncount=1 pages=3\n", 30, &b) == -EINVAL,
+	      "pages disagree with the range");
+	CHECK(r, allocated_parse("0x101-0x100 0\ncount=1 pages=0\n", 30, &b) == -EINVAL,
+	      "backwards range");
+}
+
+/* Mainline's unlocked bitmap and the series' allocated file, captured
+ * together from a quiet guest, describe the same runs. */
+static void test_fixture_maps_agree(struct results *r, const char *fixtures,
+				    const char *name)
+{
+	char root[PATH_MAX], rel[PATH_MAX];
+	struct sysroot_opts opts = { .root = root };
+	struct cma_areas areas;
+	struct sysroot sr;
+
+	r->test = name;
+	snprintf(root, sizeof(root), "%s/%s/root", fixtures, name);
+	if (sysroot_open(&sr, &opts) || cma_areas_load(&sr, &areas)) {
+		CHECK(r, false, "loading %s", root);
+		return;
+	}
+	for (unsigned int i = 0; i < areas.nr; i++) {
+		const struct cma_area *area = &areas.area[i];
+		struct cma_map from_alloc, from_bitmap;
+		char *buf;
+		size_t len;
+
+		snprintf(rel, sizeof(rel), "cma/%s/bitmap", area->name);
+		if (cma_map_load(&sr, area, &from_alloc) ||
+		    sysroot_read(&sr, FS_DEBUGFS, rel, &buf, &len)) {
+			CHECK(r, false, "%s: reading the maps", area->name);
+			continue;
+		}
+		CHECK(r, !strcmp(from_alloc.source, "allocated"), "%s: allocated preferred",
+		      area->name);
+		CHECK(r, bitmap_parse(buf, len, area->base_pfn, area->count,
+				      area->order_per_bit, &from_bitmap) == 0,
+		      "%s: bitmap parses", area->name);
+		free(buf);
+		CHECK(r, from_alloc.nr == from_bitmap.nr &&
+			 !memcmp(from_alloc.run, from_bitmap.run,
+				 from_alloc.nr * sizeof(*from_alloc.run)),
+		      "%s: bitmap and allocated disagree", area->name);
+		CHECK_U64(r, "used pages vs map", area->used, from_alloc.pages);
+		cma_map_free(&from_alloc);
+		cma_map_free(&from_bitmap);
+	}
+	cma_areas_free(&areas);
+}
+
 int main(int argc, char **argv)
 {
 	const char *fixtures = argc > 1 ? argv[1] : "tests/fixtures";
@@ -428,6 +501,9 @@ int main(int argc, char **argv)
 	test_stats_parser(&r);
 	test_fixture_failures(&r, fixtures, "qemu-arm");
 	test_fixture_failures(&r, fixtures, "qemu-arm64");
+	test_map_parsers(&r);
+	test_fixture_maps_agree(&r, fixtures, "qemu-arm");
+	test_fixture_maps_agree(&r, fixtures, "qemu-arm64");
 	printf("%u passed, %u failed\n", r.passed, r.failed);
 	return r.failed ? 1 : 0;
 }

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdlib.h>
+
+#include "cma_map.h"
+#include "commands.h"
+#include "failures.h"
+
+/* The pfns the kernel blamed for failures, if it keeps a failure log. */
+static int load_failed_pfns(const struct sysroot *sr, const char *area,
+			    uint64_t **pfns, unsigned int *nr)
+{
+	struct cma_failure_log log;
+	char rel[PATH_MAX];
+	int ret;
+
+	*pfns = NULL;
+	*nr = 0;
+	snprintf(rel, sizeof(rel), "cma/%s/failures", area);
+	if (!sysroot_exists(sr, FS_DEBUGFS, rel))
+		return EXIT_OK;	/* an unpatched kernel: no marks */
+	ret = failures_load(sr, area, &log);
+	if (ret)
+		return ret;
+	*pfns = calloc(log.nr ? log.nr : 1, sizeof(**pfns));
+	if (!*pfns) {
+		failures_free(&log);
+		err_msg("out of memory");
+		return EXIT_ENV;
+	}
+	for (unsigned int i = 0; i < log.nr; i++)
+		if (log.rec[i].has_pfn)
+			(*pfns)[(*nr)++] = log.rec[i].pfn;
+	failures_free(&log);
+	return EXIT_OK;
+}
+
+struct area_map {
+	struct cma_map map;
+	uint64_t *failed;
+	unsigned int nr_failed;
+};
+
+int cmd_bitmap(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	struct area_map *maps = NULL;
+	struct emit *e = ctx->out;
+	struct cma_areas areas;
+	unsigned int first, last, nr_maps = 0;
+	struct cmd_args args;
+	struct sysroot sr;
+	char *strip = NULL;
+	int ret;
+
+	ret = cmd_start_areas(ctx, "bitmap", argc, argv, &args, &sr, &areas,
+			      &first, &last);
+	if (ret >= 0)
+		return ret;
+	maps = calloc(last - first + 1, sizeof(*maps));
+	strip = malloc(args.width + 1);
+	if (!maps || !strip) {
+		err_msg("out of memory");
+		ret = EXIT_ENV;
+		goto out;
+	}
+	for (unsigned int i = first; i <= last; i++, nr_maps++) {
+		struct area_map *m = &maps[i - first];
+
+		ret = cma_map_load(&sr, &areas.area[i], &m->map);
+		if (!ret)
+			ret = load_failed_pfns(&sr, areas.area[i].name,
+					       &m->failed, &m->nr_failed);
+		if (ret)
+			goto out;
+	}
+
+	emit_object_begin(e, NULL);
+	emit_list_begin(e, "runs");
+	for (unsigned int i = first; i <= last; i++) {
+		const struct cma_map *map = &maps[i - first].map;
+
+		for (unsigned int r = 0; r < map->nr; r++) {
+			emit_object_begin(e, NULL);
+			emit_string(e, "area", "AREA", areas.area[i].name);
+			emit_uint(e, "first_pfn", "FIRST_PFN", FMT_HEX,
+				  map->run[r].first);
+			emit_uint(e, "last_pfn", "LAST_PFN", FMT_HEX,
+				  map->run[r].last);
+			emit_uint(e, "pages", "PAGES", FMT_DEC,
+				  map->run[r].last - map->run[r].first + 1);
+			emit_object_end(e);
+		}
+	}
+	emit_list_end(e);
+	emit_list_begin(e, "areas");
+	for (unsigned int i = first; i <= last; i++) {
+		const struct area_map *m = &maps[i - first];
+
+		cma_map_strip(&m->map, &areas.area[i], args.width, m->failed,
+			      m->nr_failed, '!', strip);
+		emit_object_begin(e, NULL);
+		emit_string(e, "name", "AREA", areas.area[i].name);
+		emit_string(e, "source", "SOURCE", m->map.source);
+		emit_uint(e, "used_pages", "USED", FMT_DEC, m->map.pages);
+		emit_list_begin(e, "failed_pfns");
+		for (unsigned int f = 0; f < m->nr_failed; f++)
+			emit_uint(e, NULL, NULL, FMT_HEX, m->failed[f]);
+		emit_list_end(e);
+		emit_string(e, "map", "MAP (. free  # used  + part  ! failed)",
+			    strip);
+		emit_object_end(e);
+	}
+	emit_list_end(e);
+	emit_object_end(e);
+out:
+	for (unsigned int i = 0; i < nr_maps; i++) {
+		cma_map_free(&maps[i].map);
+		free(maps[i].failed);
+	}
+	free(maps);
+	free(strip);
+	cma_areas_free(&areas);
+	return ret;
+}

@@ -58,8 +58,9 @@ unit: cmadebug
 		$$(pkg-config --cflags libtracefs libtraceevent) -o $(UNIT_BIN) \
 		tests/unit/test_cmadebug.c cmadebug/libcmadebug.a \
 		$$(pkg-config --libs libtracefs libtraceevent)
-	@echo "== C unit tests"
-	@$(UNIT_BIN) $(FIXTURES)
+	@echo "== C unit tests (under valgrind: leaks and bad reads fail)"
+	@valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=9 \
+		$(UNIT_BIN) $(FIXTURES)
 
 pytest: cmadebug
 	@echo "== pytest"

@@ -16,7 +16,7 @@ HOST_PACKAGES=(
 	qemu-system-arm device-tree-compiler
 	flex bison bc cpio kmod xz-utils libelf-dev libssl-dev perl git
 	libtracefs-dev libtraceevent-dev libtracecmd-dev
-	python3 python3-pytest python3-matplotlib
+	python3 python3-pytest python3-matplotlib valgrind
 )
 GUEST_PACKAGES=(busybox-static libtracefs-dev libtraceevent-dev)
 GUEST_ARCHES=(armhf arm64)

@@ -62,7 +62,8 @@ int cmd_bitmap(struct cmd_ctx *ctx, int argc, char **argv)
 		ret = EXIT_ENV;
 		goto out;
 	}
-	for (unsigned int i = first; i <= last; i++, nr_maps++) {
+	nr_maps = last - first + 1;	/* zeroed: safe to free if not loaded */
+	for (unsigned int i = first; i <= last; i++) {
 		struct area_map *m = &maps[i - first];
 
 		ret = cma_map_load(&sr, &areas.area[i], &m->map);

@@ -60,7 +60,8 @@ int cmd_failures(struct cmd_ctx *ctx, int argc, char **argv)
 		ret = EXIT_ENV;
 		goto out;
 	}
-	for (unsigned int i = first; i <= last; i++, nr_logs++) {
+	nr_logs = last - first + 1;	/* zeroed: safe to free if not loaded */
+	for (unsigned int i = first; i <= last; i++) {
 		ret = failures_load(&sr, areas.area[i].name, &logs[i - first]);
 		if (ret)
 			goto out;

@@ -285,49 +285,54 @@ static int read_area_file(const struct sysroot *sr, const char *area,
 	return EXIT_OK;
 }
 
-static int parse_error(const struct sysroot *sr, const char *area,
-		       const char *file, const char *what)
+/*
+ * Reads cma/<area>/<file> and hands it to PARSE; one error line naming the
+ * file on failure.
+ */
+static int load_area_file(const struct sysroot *sr, const char *area,
+			  const char *file, const char *malformed,
+			  int (*parse)(const char *buf, size_t len, void *out),
+			  void *out)
 {
 	char rel[PATH_MAX], path[PATH_MAX];
+	char *buf;
+	size_t len;
+	int ret = read_area_file(sr, area, file, &buf, &len);
 
+	if (ret)
+		return ret;
+	ret = parse(buf, len, out);
+	free(buf);
+	if (!ret)
+		return EXIT_OK;
 	snprintf(rel, sizeof(rel), "cma/%s/%s", area, file);
 	if (sysroot_path(sr, FS_DEBUGFS, rel, path))
 		snprintf(path, sizeof(path), "%s", rel);
-	err_msg("%s: %s", path, what);
+	err_msg("%s: %s", path, ret == -ENOMEM ? "out of memory" : malformed);
 	return EXIT_ENV;
+}
+
+static int parse_failures(const char *buf, size_t len, void *out)
+{
+	return failures_parse(buf, len, out);
+}
+
+static int parse_stats(const char *buf, size_t len, void *out)
+{
+	return stats_parse(buf, len, out);
 }
 
 int failures_load(const struct sysroot *sr, const char *area,
 		  struct cma_failure_log *log)
 {
-	char *buf;
-	size_t len;
-	int ret = read_area_file(sr, area, "failures", &buf, &len);
-
-	if (ret)
-		return ret;
-	ret = failures_parse(buf, len, log);
-	free(buf);
-	if (ret == -ENOMEM)
-		return parse_error(sr, area, "failures", "out of memory");
-	if (ret)
-		return parse_error(sr, area, "failures",
-				   "malformed or cut short (no matching count= line)");
-	return EXIT_OK;
+	return load_area_file(sr, area, "failures",
+			      "malformed or cut short (no matching count= line)",
+			      parse_failures, log);
 }
 
 int stats_load(const struct sysroot *sr, const char *area,
 	       struct cma_stats *stats)
 {
-	char *buf;
-	size_t len;
-	int ret = read_area_file(sr, area, "stats", &buf, &len);
-
-	if (ret)
-		return ret;
-	ret = stats_parse(buf, len, stats);
-	free(buf);
-	if (ret)
-		return parse_error(sr, area, "stats", "malformed");
-	return EXIT_OK;
+	return load_area_file(sr, area, "stats", "malformed", parse_stats,
+			      stats);
 }

@@ -38,6 +38,22 @@ extra_config() {
 	return 0
 }
 
+# The variant's options must have survived olddefconfig, or "on" would
+# quietly build without the code it is meant to cover.
+variant_applied() {
+	local frag=$1 config=$2 line sym
+	while read -r line; do
+		case $line in
+		CONFIG_*=*) grep -qxF "$line" "$config" || return 1 ;;
+		"# CONFIG_"*" is not set")
+			sym=${line#\# }
+			sym=${sym%% *}
+			! grep -q "^$sym=" "$config" || return 1
+			;;
+		esac
+	done <"$frag"
+}
+
 pass=0 fail=0
 build_one() {
 	local commit=$1 arch=$2 variant=$3 obj frag log subject
@@ -53,6 +69,7 @@ build_one() {
 	if { "${kmake[@]}" tinyconfig &&
 		"$tree/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" $(config_fragments "$arch") "$frag" &&
 		"${kmake[@]}" olddefconfig &&
+		variant_applied "$frag" "$obj/.config" &&
 		"${kmake[@]}" -j"$(nproc)" "$(basename "$(kernel_image_path "$arch")")"; } >"$log" 2>&1 &&
 		! grep -E "^[^ ]*(mm|include|kernel/dma)/[^ ]*: (warning|error):" "$log" >/dev/null; then
 		pass=$((pass + 1))

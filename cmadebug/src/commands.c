@@ -31,6 +31,15 @@ int cmd_parse_args(const struct command *cmd, int argc, char **argv,
 			i++;
 			continue;
 		}
+		if ((cmd->accepts & ARG_OUTPUT) &&
+		    (!strcmp(a, "-o") || !strcmp(a, "--output"))) {
+			if (i + 1 == argc || !*argv[i + 1]) {
+				err_msg("%s: %s needs a file name", cmd->name, a);
+				return EXIT_USAGE;
+			}
+			args->output = argv[++i];
+			continue;
+		}
 		if ((cmd->accepts & ARG_WIDTH) && !strcmp(a, "--width")) {
 			uint64_t w;
 

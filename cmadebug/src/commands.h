@@ -20,6 +20,7 @@ enum {
 	ARG_AREA = 1 << 0,	/* one optional AREA */
 	ARG_SINCE = 1 << 1,	/* --since NS */
 	ARG_WIDTH = 1 << 2,	/* --width N */
+	ARG_OUTPUT = 1 << 3,	/* -o FILE */
 };
 
 #define MAP_WIDTH_DEFAULT	64
@@ -38,6 +39,7 @@ struct cmd_args {
 	bool has_since;
 	uint64_t since;		/* only records with time_ns > since */
 	unsigned int width;	/* characters of a map strip */
+	const char *output;	/* -o FILE */
 };
 
 int cmd_areas(struct cmd_ctx *ctx, int argc, char **argv);
@@ -45,6 +47,7 @@ int cmd_events(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_stats(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_failures(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_bitmap(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_snapshot(struct cmd_ctx *ctx, int argc, char **argv);
 
 /*
  * Parses a command's own arguments as cmd->accepts allows.  Returns -1 to

@@ -188,8 +188,22 @@ static void table_print(struct emit *e)
 	table_reset(t);
 }
 
+void emit_nest_next(struct emit *e, const char *key)
+{
+	e->nest_key = key;
+}
+
+bool emit_nest_pending(const struct emit *e)
+{
+	return e->nest_key != NULL;
+}
+
 void emit_object_begin(struct emit *e, const char *key)
 {
+	if (e->json && !key && e->nest_key) {
+		key = e->nest_key;
+		e->nest_key = NULL;
+	}
 	if (e->json)
 		json_open(e, key, '{');
 	else if (e->in_table && !e->nested)

@@ -45,6 +45,7 @@ struct emit {
 	int nested;			/* text: lists inside a table row are JSON-only */
 	struct emit_table table;
 	bool started;			/* JSON: something was written */
+	const char *nest_key;		/* JSON: key of the next top object */
 	int error;			/* sticky: out of memory */
 };
 
@@ -53,6 +54,13 @@ void emit_init(struct emit *e, FILE *out, bool json);
 int emit_finish(struct emit *e);
 
 void emit_object_begin(struct emit *e, const char *key);
+/*
+ * Nest the next command's whole document under KEY of the object being
+ * written (cmadebug snapshot).  Its top-level emit_object_begin(e, NULL)
+ * takes the key; a command that fails before writing leaves it unused.
+ */
+void emit_nest_next(struct emit *e, const char *key);
+bool emit_nest_pending(const struct emit *e);
 void emit_object_end(struct emit *e);
 void emit_list_begin(struct emit *e, const char *key);
 void emit_list_end(struct emit *e);

@@ -22,6 +22,8 @@ static const struct command commands[] = {
 	  "[--since NS] [AREA]", ARG_AREA | ARG_SINCE, cmd_failures },
 	{ "bitmap", "allocation map per area: pfn runs and a strip",
 	  "[--width N] [AREA]", ARG_AREA | ARG_WIDTH, cmd_bitmap },
+	{ "snapshot", "everything above as one JSON document, written atomically",
+	  "-o FILE", ARG_OUTPUT, cmd_snapshot },
 	{ "events", "list the trace events cmadebug reads, and their fields", "",
 	  0, cmd_events },
 };

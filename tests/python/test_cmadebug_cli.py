@@ -166,3 +166,51 @@ def test_usage_exit_codes(cmadebug_bin, args, code):
     assert res.returncode == code, res.stderr
     if code:
         assert len(res.stderr.splitlines()) >= 1
+
+
+@pytest.mark.parametrize("fixture", CAPTURED)
+def test_snapshot_holds_every_command(cmadebug_bin, fixture, tmp_path):
+    root = str(FIXTURES / fixture / "root")
+    out = tmp_path / "snap.json"
+    res = run(cmadebug_bin, "--root", root, "snapshot", "-o", str(out))
+    assert res.returncode == 0 and res.stderr == "" and res.stdout == "", res.stderr
+    doc = json.loads(out.read_text())
+    assert doc["schema"] == "cmadebug-snapshot" and doc["version"] == 1
+    assert doc["source"] == root
+    assert doc["kernel"].startswith("Linux version 6.12")
+    assert doc["missing"] == []
+    for command in ("areas", "bitmap", "stats", "failures", "events"):
+        alone = json.loads(run(cmadebug_bin, "--json", "--root", root, command).stdout)
+        assert doc[command] == alone, f"snapshot's {command} differs from 'cmadebug --json {command}'"
+    assert [p.name for p in tmp_path.iterdir()] == ["snap.json"], "a temporary file was left behind"
+
+
+def test_snapshot_of_an_unpatched_kernel_names_what_is_missing(cmadebug_bin, tmp_path):
+    root = copy_tree(tmp_path)
+    for area in (root / "sys/kernel/debug/cma").iterdir():
+        for f in ("stats", "failures", "allocated", "devices"):
+            (area / f).unlink(missing_ok=True)
+    out = tmp_path / "snap.json"
+    res = run(cmadebug_bin, "--root", str(root), "snapshot", "-o", str(out))
+    assert res.returncode == 0, res.stderr
+    doc = json.loads(out.read_text())
+    assert doc["stats"] is None and doc["failures"] is None
+    assert [m.split(":")[0] for m in doc["missing"]] == ["stats", "failures"]
+    assert {a["source"] for a in doc["bitmap"]["areas"]} == {"bitmap"}
+
+
+def test_snapshot_failure_leaves_target_alone(cmadebug_bin, tmp_path):
+    out = tmp_path / "snap.json"
+    out.write_text("previous\n")
+    res = run(cmadebug_bin, "--root", str(tmp_path / "none"), "snapshot", "-o", str(out))
+    assert res.returncode == 2 and len(res.stderr.splitlines()) == 1
+    assert out.read_text() == "previous\n"
+    res = run(cmadebug_bin, "--root", str(FIXTURES / CAPTURED[0] / "root"), "snapshot",
+              "-o", str(tmp_path / "no" / "such" / "dir" / "snap.json"))
+    assert res.returncode == 2 and len(res.stderr.splitlines()) == 1, res.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["snap.json"]
+
+
+def test_snapshot_needs_an_output(cmadebug_bin):
+    res = run(cmadebug_bin, "--root", str(FIXTURES / CAPTURED[0] / "root"), "snapshot")
+    assert res.returncode == 1 and "-o FILE" in res.stderr

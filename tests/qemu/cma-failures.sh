@@ -188,6 +188,15 @@ test_cmadebug_agrees_with_failures_and_stats() {
 	done
 }
 
+test_cmadebug_snapshot_of_the_live_kernel() {
+	cmadebug snapshot -o /tmp/snap.json 2>/tmp/snap.err || t_fail "snapshot exit $?: $(cat /tmp/snap.err)" || return 1
+	grep -q '"schema": "cmadebug-snapshot"' /tmp/snap.json || t_fail "no schema in the snapshot" || return 1
+	grep -q '"source": "live"' /tmp/snap.json || t_fail "source is not live" || return 1
+	grep -q '"missing": \[\]' /tmp/snap.json || t_fail "the patched kernel lacks: $(grep -A3 '"missing"' /tmp/snap.json)" || return 1
+	t_eq "stderr" "" "$(cat /tmp/snap.err)" || return 1
+	t_eq "temporary files left" 0 "$(ls -a /tmp | grep -c cmadebug-snapshot)"
+}
+
 CMA_FAILURE_TESTS="
 	test_failure_files_are_root_only
 	test_nospace_failure_is_recorded
@@ -196,4 +205,5 @@ CMA_FAILURE_TESTS="
 	test_isolated_pageblock_fails_isolation_at_its_pfn
 	test_bad_input_is_rejected
 	test_failures_end_with_count_line
-	test_cmadebug_agrees_with_failures_and_stats"
+	test_cmadebug_agrees_with_failures_and_stats
+	test_cmadebug_snapshot_of_the_live_kernel"

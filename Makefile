@@ -76,8 +76,9 @@ check: deps-if-missing
 bench: deps-if-missing
 	@bench/cma-alloc.sh
 
-# checkpatch --strict on the series, as patches: run from outside this git
-# tree, since checkpatch checks git-tracked files as plain source files.
+# checkpatch --strict on the series, as patches.  Run from outside this git
+# tree: inside it checkpatch checks git-tracked files as plain source files
+# (the export writes blank context lines empty so that mode stays quiet too).
 checkpatch: kernel-tree
 	@cp="$$(scripts/kernel-tree.sh path)/scripts/checkpatch.pl"; cd "$$(mktemp -d)" && perl "$$cp" \
 		--strict --terse --no-summary $(CURDIR)/kernel-patches/*.patch 2>/dev/null; \

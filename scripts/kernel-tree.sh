@@ -96,7 +96,7 @@ export_series() {
 	fi
 	local tmp
 	tmp=$(mktemp -d)
-	git_k format-patch -q --zero-commit --no-signature --notes -o "$tmp" base..cmadebug
+	git_k -c diff.suppressBlankEmpty=true format-patch -q --zero-commit --no-signature --notes -o "$tmp" base..cmadebug
 	find "$TOP/kernel-patches" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' -delete
 	{
 		echo "# Applied in order with 'git am' on Debian's linux-source-6.12 (make kernel-tree)."

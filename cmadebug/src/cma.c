@@ -30,13 +30,8 @@ static int read_area_u64(const struct sysroot *sr, const char *area,
 
 	snprintf(rel, sizeof(rel), "cma/%s/%s", area, file);
 	ret = sysroot_read_u64(sr, FS_DEBUGFS, rel, val);
-	if (ret == -EINVAL || ret == -ERANGE) {
-		char path[PATH_MAX];
-
-		sysroot_path(sr, FS_DEBUGFS, rel, path);
-		err_msg("%s: not a number", path);
-		return EXIT_ENV;
-	}
+	if (ret == -EINVAL || ret == -ERANGE)
+		return sysroot_content_error(sr, FS_DEBUGFS, rel, "not a number");
 	if (ret)
 		return sysroot_read_error(sr, FS_DEBUGFS, rel, ret, cma_feature);
 	return EXIT_OK;

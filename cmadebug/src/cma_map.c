@@ -164,7 +164,7 @@ void cma_map_free(struct cma_map *map)
 int cma_map_load(const struct sysroot *sr, const struct cma_area *area,
 		 struct cma_map *map)
 {
-	char rel[PATH_MAX], path[PATH_MAX];
+	char rel[PATH_MAX];
 	bool have_allocated;
 	char *buf;
 	size_t len;
@@ -184,13 +184,10 @@ int cma_map_load(const struct sysroot *sr, const struct cma_area *area,
 		ret = bitmap_parse(buf, len, area->base_pfn, area->count,
 				   area->order_per_bit, map);
 	free(buf);
-	if (ret) {
-		if (sysroot_path(sr, FS_DEBUGFS, rel, path))
-			snprintf(path, sizeof(path), "%s", rel);
-		err_msg("%s: %s", path, ret == -ENOMEM ? "out of memory" :
-			"malformed or cut short");
-		return EXIT_ENV;
-	}
+	if (ret)
+		return sysroot_content_error(sr, FS_DEBUGFS, rel,
+					     ret == -ENOMEM ? "out of memory" :
+					     "malformed or cut short");
 	return EXIT_OK;
 }
 

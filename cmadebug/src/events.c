@@ -113,12 +113,8 @@ int events_load(const struct sysroot *sr, struct event_list *list)
 					EVENT_MAX_FIELDS);
 		free(buf);
 		if (n < 0) {
-			char path[PATH_MAX];
-
-			sysroot_path(sr, FS_TRACEFS, rel, path);
-			err_msg("%s: libtraceevent cannot parse this format file",
-				path);
-			ret = EXIT_ENV;
+			ret = sysroot_content_error(sr, FS_TRACEFS, rel,
+				"libtraceevent cannot parse this format file");
 			goto out;
 		}
 		ev->nr_fields = (unsigned int)n;

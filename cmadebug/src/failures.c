@@ -294,7 +294,7 @@ static int load_area_file(const struct sysroot *sr, const char *area,
 			  int (*parse)(const char *buf, size_t len, void *out),
 			  void *out)
 {
-	char rel[PATH_MAX], path[PATH_MAX];
+	char rel[PATH_MAX];
 	char *buf;
 	size_t len;
 	int ret = read_area_file(sr, area, file, &buf, &len);
@@ -306,10 +306,8 @@ static int load_area_file(const struct sysroot *sr, const char *area,
 	if (!ret)
 		return EXIT_OK;
 	snprintf(rel, sizeof(rel), "cma/%s/%s", area, file);
-	if (sysroot_path(sr, FS_DEBUGFS, rel, path))
-		snprintf(path, sizeof(path), "%s", rel);
-	err_msg("%s: %s", path, ret == -ENOMEM ? "out of memory" : malformed);
-	return EXIT_ENV;
+	return sysroot_content_error(sr, FS_DEBUGFS, rel,
+				     ret == -ENOMEM ? "out of memory" : malformed);
 }
 
 static int parse_failures(const char *buf, size_t len, void *out)

@@ -250,13 +250,30 @@ nomem:
 	return -ENOMEM;
 }
 
+/* The host path of REL for a message, or "<fs>/REL" if there is none. */
+static void message_path(const struct sysroot *sr, enum fs_kind kind,
+			 const char *rel, char *path)
+{
+	if (sysroot_path(sr, kind, rel, path))
+		snprintf(path, PATH_MAX, "%s/%s", fs_kind_name(kind), rel);
+}
+
+int sysroot_content_error(const struct sysroot *sr, enum fs_kind kind,
+			  const char *rel, const char *what)
+{
+	char path[PATH_MAX];
+
+	message_path(sr, kind, rel, path);
+	err_msg("%s: %s", path, what);
+	return EXIT_ENV;
+}
+
 int sysroot_read_error(const struct sysroot *sr, enum fs_kind kind,
 		       const char *rel, int err, const char *feature)
 {
 	char path[PATH_MAX];
 
-	if (sysroot_path(sr, kind, rel, path))
-		snprintf(path, sizeof(path), "%s/%s", fs_kind_name(kind), rel);
+	message_path(sr, kind, rel, path);
 	if (err == -EACCES || err == -EPERM)
 		err_msg("%s: permission denied (debugfs is root-only: run as root)",
 			path);

@@ -75,6 +75,13 @@ void strv_free(char **v, size_t n);
 int sysroot_read_error(const struct sysroot *sr, enum fs_kind kind,
 		       const char *rel, int err, const char *feature);
 
+/*
+ * The one error line for a file that was read but does not say what it
+ * should ("<path>: WHAT").  Returns EXIT_ENV.
+ */
+int sysroot_content_error(const struct sysroot *sr, enum fs_kind kind,
+			  const char *rel, const char *what);
+
 /* Parser (buffer in, no I/O): the mount point of FSTYPE in /proc/mounts text. */
 bool mounts_find(const char *buf, size_t len, const char *fstype,
 		 const char *prefer, char *mnt, size_t mnt_size);

@@ -37,8 +37,13 @@ kernel-patches:
 kernel:
 	@for a in $(BOARDS); do scripts/kernel-build.sh $$a || exit 1; done
 
+# Every suite of every board (scripts/lib.sh board_suites); SUITES= picks some.
 qemu-test:
-	@rc=0; for a in $(BOARDS); do scripts/qemu-run.sh $$a test || rc=1; done; exit $$rc
+	@rc=0; for a in $(BOARDS); do \
+		for s in $${SUITES:-$$(bash -c ". scripts/lib.sh && board_suites $$a")}; do \
+			scripts/qemu-run.sh $$a test $$s || rc=1; \
+		done; \
+	done; exit $$rc
 
 demo: deps-if-missing
 	@scripts/qemu-run.sh arm demo

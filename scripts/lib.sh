@@ -99,3 +99,28 @@ qemu_board() {
 
 # The kernel command line every boot starts from; cma= sizes the default area.
 BOARD_CMDLINE="console=ttyAMA0 cma=32M panic=-1"
+
+# Guest test suites: one boot each, the same kernel, a different command
+# line.  'main' is the board as configured; the others set up what the
+# linear-map tests (tests/qemu/linear-map.sh) need.
+board_suites() {
+	case $1 in
+	arm) echo main lowmem-cma unsafe-sections no-default-cma forced-split ;;
+	arm64) echo main rodata-full forced-split ;;
+	esac
+}
+
+# suite_cmdline ARCH SUITE: what the suite appends to BOARD_CMDLINE.
+suite_cmdline() {
+	case $1:$2 in
+	*:main) echo "" ;;
+	arm:lowmem-cma) echo "cma=32M@0x50000000" ;;
+	# with a range outside RAM too: rejected with a boot message
+	arm:unsafe-sections) echo "dma_cma_keep_sections linear_map_split=16M@0x10000000" ;;
+	arm:no-default-cma) echo "cma=0" ;;
+	arm:forced-split) echo "linear_map_split=16M@0x60000000" ;;
+	arm64:rodata-full) echo "rodata=full" ;;
+	arm64:forced-split) echo "rodata=on linear_map_split=16M@0x48000000" ;;
+	*) die "no suite '$2' on $1 (suites: $(board_suites "$1"))" ;;
+	esac
+}

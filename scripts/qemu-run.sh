@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Boot the patched kernel on one QEMU board and run the guest in one mode.
 #
-#   qemu-run.sh ARCH test      KTAP guest tests; fails on not ok, short plan,
-#                              timeout or a kernel splat
+#   qemu-run.sh ARCH test [SUITE]   KTAP guest tests; fails on not ok, short
+#                              plan, timeout or a kernel splat.  SUITE (default
+#                              main) picks the command line: lib.sh board_suites
 #   qemu-run.sh ARCH demo      print 'cmadebug areas' from inside the guest
 #   qemu-run.sh ARCH capture NAME   capture a fixture tree into tests/fixtures/NAME
 #   qemu-run.sh ARCH bench     print the guest's "bench:" lines (bench/cma-alloc.sh)
@@ -22,6 +23,13 @@ test | demo | capture | bench | shell) ;;
 *) die "unknown mode '$mode' (test, demo, capture, bench, shell)" ;;
 esac
 
+suite=main
+extra=""
+if [ "$mode" = test ]; then
+	suite=${3:-main}
+	extra=$(suite_cmdline "$arch" "$suite")
+fi
+
 "$TOP/scripts/deps.sh" --check
 kdir=${KERNEL_DIR:-$("$TOP/scripts/kernel-build.sh" "$arch")}
 [ -f "$kdir/.complete" ] || die "KERNEL_DIR $kdir holds no finished kernel"
@@ -31,6 +39,7 @@ dtb=$("$TOP/scripts/board-dtb.sh" "$arch" "$out")
 initrd=$("$TOP/scripts/initramfs.sh" "$arch" "$out")
 image=$kdir/$(basename "$(kernel_image_path "$arch")")
 log=$out/console-$mode.log
+[ "$suite" = main ] || log=$out/console-$mode-$suite.log
 timeout_s=${QEMU_TIMEOUT:-300}
 read -r -a board <<<"$(qemu_board "$arch")"
 
@@ -40,9 +49,9 @@ console_tail() {
 	echo "----" >&2
 }
 
-note "booting $arch ($(basename "$kdir")) in mode $mode; console: $log"
+note "booting $arch ($(basename "$kdir")) in mode $mode${extra:+, suite $suite}; console: $log"
 qemu_args=("${board[@]}" -kernel "$image" -dtb "$dtb" -initrd "$initrd"
-	-append "$BOARD_CMDLINE cmadebug.mode=$mode ${EXTRA_CMDLINE:-}"
+	-append "$BOARD_CMDLINE cmadebug.mode=$mode cmadebug.suite=$suite $extra ${EXTRA_CMDLINE:-}"
 	-display none -nodefaults -serial stdio -no-reboot)
 # shellcheck disable=SC2206
 qemu_args+=(${QEMU_EXTRA_ARGS:-})
@@ -61,7 +70,7 @@ fi
 
 case $mode in
 test)
-	"${PYTHON:-python3}" "$TOP/scripts/ktap_check.py" --name "$arch" "$log" || {
+	"${PYTHON:-python3}" "$TOP/scripts/ktap_check.py" --name "$arch/$suite" "$log" || {
 		console_tail
 		exit 1
 	}

@@ -5,6 +5,7 @@
 . /tests/ktap.sh
 . /tests/cma-failures.sh
 . /tests/cma-devices.sh
+. /tests/linear-map.sh
 
 CMA=/sys/kernel/debug/cma
 DT=/sys/firmware/devicetree/base
@@ -105,15 +106,40 @@ test_bad_root_is_environment_error() {
 	t_eq "stderr lines" 1 "$(wc -l </tmp/err)"
 }
 
-run_ktap \
-	test_cma_debugfs_present \
-	test_cmadebug_areas_runs \
-	test_every_area_listed_as_kernel_reports \
-	test_default_area_matches_cmdline \
-	test_private_pool_matches_device_tree \
-	test_cmatotal_equals_sum_of_areas \
-	test_sysfs_counters_match \
-	test_cmadebug_events_parses_cma_formats \
-	test_bad_root_is_environment_error \
-	$CMA_FAILURE_TESTS \
-	$CMA_DEVICE_TESTS
+suite=main
+for arg in $(cat /proc/cmdline); do
+	case $arg in
+	cmadebug.suite=*) suite=${arg#cmadebug.suite=} ;;
+	esac
+done
+
+case $suite:$LM_ARCH in
+main:arm) lm_board_tests=$LM_ARM_MAIN_TESTS ;;
+main:arm64) lm_board_tests=$LM_ARM64_MAIN_TESTS ;;
+esac
+
+# shellcheck disable=SC2086 # the lists are words
+case $suite in
+main)
+	run_ktap \
+		test_cma_debugfs_present \
+		test_cmadebug_areas_runs \
+		test_every_area_listed_as_kernel_reports \
+		test_default_area_matches_cmdline \
+		test_private_pool_matches_device_tree \
+		test_cmatotal_equals_sum_of_areas \
+		test_sysfs_counters_match \
+		test_cmadebug_events_parses_cma_formats \
+		test_bad_root_is_environment_error \
+		$CMA_FAILURE_TESTS \
+		$CMA_DEVICE_TESTS \
+		$LM_MAIN_TESTS \
+		$lm_board_tests
+	;;
+lowmem-cma) run_ktap $LM_LOWMEM_CMA_TESTS ;;
+unsafe-sections) run_ktap $LM_UNSAFE_SECTIONS_TESTS ;;
+no-default-cma) run_ktap $LM_NO_DEFAULT_CMA_TESTS ;;
+forced-split) run_ktap $LM_FORCED_SPLIT_TESTS ;;
+rodata-full) run_ktap $LM_RODATA_FULL_TESTS ;;
+*) echo "cmadebug-guest: unknown cmadebug.suite=$suite" ;;
+esac

@@ -1,0 +1,321 @@
+# Guest tests for linear_map debugfs (kernel-patches 0009-0015): the layout
+# agrees with ptdump and adds up, splits are counted by cause, coherent
+# allocations are traced, alias_check finds injected and real aliases.
+# Sourced by run-tests.sh; each suite (scripts/lib.sh suite_cmdline) boots
+# with its own command line and runs the functions its LM_*_TESTS lists.
+
+LM=/sys/kernel/debug/linear_map
+PTDUMP=/sys/kernel/debug/kernel_page_tables
+TRACING=/sys/kernel/tracing
+MIB=1048576
+case $(uname -m) in
+aarch64) LM_ARCH=arm64 ;;
+*) LM_ARCH=arm ;;
+esac
+
+# layout_kb NAME: a "NAME: N kB" line of layout (DirectMap1M, Mapped ...).
+layout_kb() {
+	awk -v k="$1:" '$1 == k { print $2 }' $LM/layout
+}
+
+# ptdump_linear_kb: "SIZE KB" for each entry size in ptdump's linear-map
+# section, classified the way layout names sizes.
+ptdump_linear_kb() {
+	awk -v arch=$LM_ARCH '
+	/^---\[/ {
+		inlin = (arch == "arm" && /Kernel Mapping/) || (arch == "arm64" && /Linear Mapping start/)
+		next
+	}
+	!inlin { next }
+	{
+		n = $2; unit = substr(n, length(n)); n = substr(n, 1, length(n) - 1)
+		kb = n * (unit == "K" ? 1 : unit == "M" ? 1024 : unit == "G" ? 1048576 : 0)
+		if (arch == "arm") {
+			cls = ($3 == "PTE") ? "4k" : "1M"
+		} else {
+			if ($0 !~ /MEM\/|DEVICE\//) next
+			con = / CON /
+			if ($3 == "PUD") cls = "1G"
+			else if ($3 == "PMD") cls = con ? "32M" : "2M"
+			else cls = con ? "64k" : "4k"
+		}
+		t[cls] += kb
+	}
+	END { for (c in t) print c, t[c] }' $PTDUMP
+}
+
+# count_line FILE: the closing count line of a listing (alias_check ...).
+count_of() {
+	tail -n 1 "$1" | sed -n 's/^count=\([0-9]*\) .*/\1/p'
+}
+
+# split_line CAUSE PHYS: the splits record of CAUSE at physical address PHYS.
+split_line() {
+	grep "^cause=$1 .* phys=$2 " $LM/splits
+}
+
+attr_stat() { # CAUSE FIELD
+	sed -n "s/^cause=$1 .*$2=\([0-9]*\).*/\1/p" $LM/attr_changes
+}
+
+# bind_test_device NAME: dma-cma-test on a DT test device (once per boot).
+bind_test_device() {
+	[ -d /sys/kernel/debug/dma-cma-test/$1 ] && return 0
+	echo dma-cma-test >/sys/bus/platform/devices/$1/driver_override &&
+		echo $1 >/sys/bus/platform/drivers/dma-cma-test/bind
+}
+
+# last_buffer_pfn DEV: pfn of the newest buffer of the test device.
+last_buffer_pfn() {
+	sed -n 's/.* pfn=\(0x[0-9a-f]*\) .*/\1/p' /sys/kernel/debug/dma-cma-test/$1/buffers | tail -n 1
+}
+
+test_linear_map_files_and_modes() {
+	for f in layout:400 splits:400 attr_changes:400 alias_check:400 \
+		inject/aliases:400 inject/alias_add:200 inject/alias_remove:200; do
+		[ -e $LM/${f%:*} ] || t_fail "$LM/${f%:*} missing" || return 1
+		t_eq "mode of ${f%:*}" "${f#*:}" "$(stat -c %a $LM/${f%:*})" || return 1
+	done
+	sed 's/^/# /' $LM/layout
+}
+
+test_layout_adds_up_to_boot_mapping() {
+	sum=0
+	for k in $(awk '$1 ~ /^DirectMap/ { print $2 }' $LM/layout); do sum=$((sum + k)); done
+	t_eq "sum of DirectMap lines vs Mapped" "$(layout_kb Mapped)" $sum || return 1
+	t_eq "Mapped + NotPresent vs BootMapped" "$(layout_kb BootMapped)" \
+		$(($(layout_kb Mapped) + $(layout_kb NotPresent))) || return 1
+	[ "$(layout_kb Mapped)" -gt 0 ] || t_fail "nothing mapped"
+}
+
+test_layout_agrees_with_ptdump() {
+	ptdump_linear_kb | sed 's/^/# ptdump /'
+	for line in $(awk '$1 ~ /^DirectMap/ { sub(/^DirectMap/, "", $1); sub(/:$/, "", $1); print $1 "=" $2 }' $LM/layout); do
+		cls=${line%=*}
+		want=$(ptdump_linear_kb | awk -v c=$cls '$1 == c { print $2 }')
+		t_eq "kB mapped with $cls entries (ptdump vs layout)" "${want:-0}" "${line#*=}" || return 1
+	done
+}
+
+# arm: fimc-pool (16 MiB, lowmem by alloc-ranges) split into pages at boot.
+test_private_pool_split_at_boot() {
+	base=$(printf '0x%x' $(($(cat /sys/kernel/debug/cma/fimc-pool/base_pfn) * 4096)))
+	sed 's/^/# /' $LM/splits
+	line=$(split_line cma-remap $base) || t_fail "no cma-remap record at phys=$base" || return 1
+	t_eq "fimc-pool split" "size=$((16 * MIB)) from=1M to=4k count=16" "size=${line#* size=}"
+}
+
+test_alias_check_clean_at_boot() {
+	cat $LM/alias_check >/tmp/alias.txt
+	sed 's/^/# /' /tmp/alias.txt
+	t_eq "conflicts on a clean arm board" 0 "$(count_of /tmp/alias.txt)"
+}
+
+# One injected page shows up exactly, and goes away again.
+test_alias_injection_found_and_removed() {
+	cat $LM/alias_check >/tmp/alias0.txt
+	before=$(count_of /tmp/alias0.txt)
+	echo 1 >$LM/inject/alias_add || t_fail "alias_add 1 failed" || return 1
+	line=$(grep '^alias=' $LM/inject/aliases)
+	addr=$(echo "$line" | sed 's/^alias=\(0x[0-9a-f]*\) .*/\1/')
+	pfn=$(echo "$line" | sed 's/.* pfns=\(0x[0-9a-f]*\)$/\1/')
+	cat $LM/alias_check >/tmp/alias1.txt
+	sed 's/^/# /' /tmp/alias1.txt
+	t_eq "conflicts after injecting one page" $((before + 1)) "$(count_of /tmp/alias1.txt)" || return 1
+	grep -q "^pfn=$pfn pages=1 linear=.* alias=$addr alias_type=[^ ]* region=vmalloc caller=linear_map_alias_add_write" /tmp/alias1.txt ||
+		t_fail "no alias_check line for pfn $pfn at $addr" || return 1
+	echo "$addr" >$LM/inject/alias_remove || t_fail "alias_remove $addr failed" || return 1
+	t_eq "injected aliases after removal" count=0 "$(cat $LM/inject/aliases)" || return 1
+	t_eq "conflicts after removal" "$before" "$(count_of $LM/alias_check)"
+}
+
+test_inject_rejects_bad_input() {
+	for v in 0 -1 abc 513 1x "" 99999999999999999999; do
+		if echo "$v" >$LM/inject/alias_add 2>/dev/null; then
+			t_fail "alias_add accepted '$v'"
+			return 1
+		fi
+	done
+	for v in 0 abc -1 0x1000 ""; do
+		if echo "$v" >$LM/inject/alias_remove 2>/dev/null; then
+			t_fail "alias_remove accepted '$v'"
+			return 1
+		fi
+	done
+	t_eq "injected aliases" count=0 "$(cat $LM/inject/aliases)"
+}
+
+# arm: a coherent buffer from fimc-pool changes its linear-map type: traced.
+test_coherent_alloc_traces_attr_change() {
+	bind_test_device cmadebug-fimc || t_fail "binding cmadebug-fimc failed" || return 1
+	ev=$TRACING/events/linear_map/linear_map_attr_change
+	changes=$(attr_stat dma-remap changes)
+	echo >$TRACING/trace
+	echo 1 >$ev/enable
+	echo 1 >$TRACING/tracing_on
+	echo 8192 >/sys/kernel/debug/dma-cma-test/cmadebug-fimc/alloc || t_fail "alloc 8192 failed" || return 1
+	pfn=$(last_buffer_pfn cmadebug-fimc)
+	echo 1 >/sys/kernel/debug/dma-cma-test/cmadebug-fimc/free || t_fail "free failed" || return 1
+	echo 0 >$TRACING/tracing_on
+	echo 0 >$ev/enable
+	grep linear_map_attr_change $TRACING/trace | sed 's/^/# /'
+	t_eq "dma-remap changes" $((changes + 2)) "$(attr_stat dma-remap changes)" || return 1
+	on=$(grep -c "linear_map_attr_change: .* pfn=$pfn size=8192 old=MEM/CACHED/[A-Z]* new=MEM/BUFFERABLE/WC ret=0 cause=dma-remap" $TRACING/trace)
+	off=$(grep -c "linear_map_attr_change: .* pfn=$pfn size=8192 old=MEM/BUFFERABLE/WC new=MEM/CACHED/[A-Z]* ret=0 cause=dma-remap" $TRACING/trace)
+	t_eq "events making pfn $pfn write-combined, then cached again" "1 1" "$on $off"
+}
+
+# The walk holds up against allocations and frees running beside it.
+test_alias_check_during_alloc_free() {
+	dev=cmadebug-fimc
+	bind_test_device $dev || t_fail "binding $dev failed" || return 1
+	(
+		i=0
+		while [ $i -lt 60 ]; do
+			echo 65536 >/sys/kernel/debug/dma-cma-test/$dev/alloc
+			echo 1 >/sys/kernel/debug/dma-cma-test/$dev/free
+			i=$((i + 1))
+		done
+	) &
+	writer=$!
+	n=0
+	while [ $n -lt 20 ]; do
+		cat $LM/alias_check >/tmp/alias-loop.txt || t_fail "read $n failed" || break
+		tail -n 1 /tmp/alias-loop.txt | grep -Eq '^count=[0-9]+ pages=[0-9]+ unlisted_pages=[0-9]+$' ||
+			t_fail "read $n ends with '$(tail -n 1 /tmp/alias-loop.txt)'" || break
+		lines=$(grep -c '^pfn=' /tmp/alias-loop.txt)
+		t_eq "read $n: listed lines vs count" "$lines" "$(count_of /tmp/alias-loop.txt)" || break
+		n=$((n + 1))
+	done
+	wait $writer
+	[ $n = 20 ] && t_eq "buffers left" count=0 "$(cat /sys/kernel/debug/dma-cma-test/$dev/buffers)"
+}
+
+# arm64: a non-coherent device's coherent buffer is a NC vmap alias of
+# cached linear-map pages (dma-direct's remap): mainline behaviour, found.
+test_noncoherent_buffer_alias_found() {
+	bind_test_device cmadebug-fimc || t_fail "binding cmadebug-fimc failed" || return 1
+	before=$(count_of $LM/alias_check)
+	echo 8192 >/sys/kernel/debug/dma-cma-test/cmadebug-fimc/alloc || t_fail "alloc 8192 failed" || return 1
+	pfn=$(last_buffer_pfn cmadebug-fimc)
+	cat $LM/alias_check >/tmp/alias-nc.txt
+	echo 1 >/sys/kernel/debug/dma-cma-test/cmadebug-fimc/free
+	sed 's/^/# /' /tmp/alias-nc.txt
+	t_eq "conflicts with one buffer" $((before + 1)) "$(count_of /tmp/alias-nc.txt)" || return 1
+	grep -q "^pfn=$pfn pages=2 linear=[^ ]* linear_type=MEM/NORMAL[^ ]* alias=[^ ]* alias_type=MEM/NORMAL-NC region=vmalloc .* cma=fimc-pool$" /tmp/alias-nc.txt ||
+		t_fail "no NC alias line for the buffer at pfn $pfn" || return 1
+	t_eq "conflicts after free" "$before" "$(count_of $LM/alias_check)"
+}
+
+# arm, cma=32M@0x50000000: exactly 32 sections split for the default area.
+test_lowmem_cma_area_split() {
+	sed 's/^/# /' $LM/splits
+	line=$(split_line cma-remap 0x50000000) || t_fail "no cma-remap record at 0x50000000" || return 1
+	t_eq "reserved split" "size=$((32 * MIB)) from=1M to=4k count=32" "size=${line#* size=}" || return 1
+	t_eq "cma-remap total (reserved + fimc-pool)" 48 \
+		"$(sed -n 's/^total cause=cma-remap count=//p' $LM/splits)"
+}
+
+# arm, dma_cma_keep_sections: no split, and a coherent buffer that cannot
+# be made uncached is counted and reported, without a splat.
+test_kept_sections_not_split() {
+	t_eq "cma-remap total" 0 "$(sed -n 's/^total cause=cma-remap count=//p' $LM/splits)" || return 1
+	dmesg | grep -q 'dma_cma_keep_sections: CMA areas stay section-mapped' ||
+		t_fail "no boot warning for dma_cma_keep_sections"
+}
+
+test_kept_sections_buffer_reported() {
+	bind_test_device cmadebug-fimc || t_fail "binding cmadebug-fimc failed" || return 1
+	failures=$(attr_stat dma-remap failures)
+	echo 8192 >/sys/kernel/debug/dma-cma-test/cmadebug-fimc/alloc || t_fail "alloc 8192 failed" || return 1
+	pfn=$(last_buffer_pfn cmadebug-fimc)
+	cat $LM/alias_check >/tmp/alias-kept.txt
+	sed 's/^/# /' /tmp/alias-kept.txt
+	t_eq "dma-remap failures after alloc" $((failures + 1)) "$(attr_stat dma-remap failures)" || return 1
+	grep -q "^pfn=$pfn pages=2 linear=[^ ]* linear_type=MEM/CACHED/[A-Z]* alias=none alias_type=MEM/BUFFERABLE/WC region=failed-change caller=none cma=fimc-pool$" /tmp/alias-kept.txt ||
+		t_fail "buffer at pfn $pfn not reported" || return 1
+	t_eq "conflicts" 1 "$(count_of /tmp/alias-kept.txt)" || return 1
+	echo 1 >/sys/kernel/debug/dma-cma-test/cmadebug-fimc/free || t_fail "free failed" || return 1
+	t_eq "conflicts after free" 0 "$(count_of $LM/alias_check)"
+}
+
+test_bad_split_parameter_rejected() {
+	dmesg | grep -q 'linear_map_split=.*ignored' || t_fail "no boot message for the bad linear_map_split=" || return 1
+	t_eq "forced total" 0 "$(sed -n 's/^total cause=forced count=//p' $LM/splits)"
+}
+
+# arm, cma=0: the plain device's buffers come from the remap allocator, a
+# write-combined vmap over cached sections: a mainline hazard, reported.
+test_remap_allocator_alias_found() {
+	bind_test_device cmadebug-plain || t_fail "binding cmadebug-plain failed" || return 1
+	before=$(count_of $LM/alias_check)
+	echo 8192 >/sys/kernel/debug/dma-cma-test/cmadebug-plain/alloc || t_fail "alloc 8192 failed" || return 1
+	pfn=$(last_buffer_pfn cmadebug-plain)
+	cat $LM/alias_check >/tmp/alias-remap.txt
+	echo 1 >/sys/kernel/debug/dma-cma-test/cmadebug-plain/free
+	sed 's/^/# /' /tmp/alias-remap.txt
+	t_eq "conflicts with one buffer" $((before + 1)) "$(count_of /tmp/alias-remap.txt)" || return 1
+	grep -q "^pfn=$pfn pages=2 linear=[^ ]* linear_type=MEM/CACHED/[A-Z]* alias=[^ ]* alias_type=MEM/BUFFERABLE/WC region=vmalloc caller=[^ ]* cma=none$" /tmp/alias-remap.txt ||
+		t_fail "no alias line for the remap buffer at pfn $pfn" || return 1
+	t_eq "conflicts after free" "$before" "$(count_of $LM/alias_check)"
+}
+
+# forced-split suites: linear_map_split= mapped its range with pages.
+test_forced_split_counted() {
+	case $LM_ARCH in
+	arm) phys=0x60000000 want="size=$((16 * MIB)) from=1M to=4k count=16" ;;
+	arm64) phys=0x48000000 want="size=$((16 * MIB)) from=2M to=4k count=8" ;;
+	esac
+	sed 's/^/# /' $LM/splits
+	line=$(split_line forced $phys) || t_fail "no forced record at $phys" || return 1
+	t_eq "forced split" "$want" "size=${line#* size=}"
+}
+
+# rodata=full: the linear map is page-granular (but for the kernel image's
+# alias, which map_mem() maps with blocks and no contiguous hint), and the
+# splits say why.
+test_page_granular_linear_map() {
+	sed 's/^/# /' $LM/layout
+	for k in DirectMap1G DirectMap32M; do
+		t_eq "$k with rodata=full" 0 "$(layout_kb $k)" || return 1
+	done
+	[ $(($(layout_kb DirectMap4k) * 10)) -ge $(($(layout_kb Mapped) * 9)) ] ||
+		t_fail "less than 90% of the linear map in 4k pages" || return 1
+	[ "$(sed -n 's/^total cause=page-granular count=//p' $LM/splits)" -gt 0 ] ||
+		t_fail "no page-granular splits recorded"
+}
+
+LM_MAIN_TESTS="
+	test_linear_map_files_and_modes
+	test_layout_adds_up_to_boot_mapping
+	test_layout_agrees_with_ptdump
+	test_alias_injection_found_and_removed
+	test_inject_rejects_bad_input
+	test_alias_check_during_alloc_free"
+LM_ARM_MAIN_TESTS="
+	test_private_pool_split_at_boot
+	test_alias_check_clean_at_boot
+	test_coherent_alloc_traces_attr_change"
+LM_ARM64_MAIN_TESTS="
+	test_noncoherent_buffer_alias_found"
+LM_LOWMEM_CMA_TESTS="
+	test_lowmem_cma_area_split
+	test_layout_adds_up_to_boot_mapping
+	test_layout_agrees_with_ptdump"
+LM_UNSAFE_SECTIONS_TESTS="
+	test_kept_sections_not_split
+	test_layout_agrees_with_ptdump
+	test_kept_sections_buffer_reported
+	test_bad_split_parameter_rejected"
+LM_NO_DEFAULT_CMA_TESTS="
+	test_remap_allocator_alias_found
+	test_layout_agrees_with_ptdump"
+LM_FORCED_SPLIT_TESTS="
+	test_forced_split_counted
+	test_layout_adds_up_to_boot_mapping
+	test_layout_agrees_with_ptdump"
+LM_RODATA_FULL_TESTS="
+	test_page_granular_linear_map
+	test_layout_adds_up_to_boot_mapping
+	test_layout_agrees_with_ptdump
+	test_alias_injection_found_and_removed"

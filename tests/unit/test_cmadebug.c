@@ -5,9 +5,12 @@
  * Prints one line per failure and a closing "N passed, N failed".
  */
 #include <errno.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cma.h"
 #include "cma_map.h"
@@ -483,6 +486,323 @@ static void test_fixture_maps_agree(struct results *r, const char *fixtures,
 	cma_areas_free(&areas);
 }
 
+/*
+ * Trees in the layout of newer kernels, built from captured files.  No guest
+ * of ours runs a 6.14+ kernel, so the layout comes from upstream source:
+ * mm/cma_debug.c makes cma/<area>/ranges/<N>/{base_pfn,bitmap} (with
+ * cma/<area>/{base_pfn,bitmap} links to range 0, and no "allocated", which
+ * is our series'), mm/cma_sysfs.c adds mm/cma/<area>/{total_pages,
+ * available_pages}.  The file contents are the captured ones, copied,
+ * renamed or split; nothing is typed.
+ */
+static int mkdirs(const char *path)
+{
+	char buf[PATH_MAX];
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	return mkdir(buf, 0755) && errno != EEXIST ? -errno : 0;
+}
+
+/* Writes LEN bytes of BUF to DIR/REL, making the directories. */
+static int tree_write(const char *dir, const char *rel, const char *buf,
+		      size_t len)
+{
+	char path[PATH_MAX], parent[PATH_MAX];
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	snprintf(parent, sizeof(parent), "%s", path);
+	*strrchr(parent, '/') = '\0';
+	if (mkdirs(parent) || !(f = fopen(path, "w")))
+		return -1;
+	n = fwrite(buf, 1, len, f);
+	return fclose(f) || n != len ? -1 : 0;
+}
+
+/* Copies the captured FROM (under SRC) to TO (under DST). */
+static int tree_copy(const char *src, const char *from, const char *dst,
+		     const char *to)
+{
+	char path[PATH_MAX];
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/%s", src, from);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	buf = malloc(1 << 20);
+	len = buf ? fread(buf, 1, 1 << 20, f) : 0;
+	fclose(f);
+	ret = buf ? tree_write(dst, to, buf, len) : -1;
+	free(buf);
+	return ret;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag,
+		    struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static void tree_remove(const char *dir)
+{
+	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* The words of a captured u32 array, as one string per word. */
+static unsigned int split_words(char *buf, char **words, unsigned int max)
+{
+	unsigned int n = 0;
+
+	for (char *w = strtok(buf, " \n"); w && n < max; w = strtok(NULL, " \n"))
+		words[n++] = w;
+	return n;
+}
+
+/* Joins WORDS[first, last) as the kernel prints a u32 array. */
+static void join_words(char **words, unsigned int first, unsigned int last,
+		       char *out, size_t size)
+{
+	size_t used = 0;
+
+	out[0] = '\0';
+	for (unsigned int i = first; i < last && used < size; i++)
+		used += (size_t)snprintf(out + used, size - used, "%s%s", words[i],
+					 i + 1 < last ? " " : "\n");
+}
+
+/*
+ * A 6.14+ tree from fixture NAME: every area one range, or with SPLIT the
+ * area "reserved" cut into two ranges, its bitmap's second half first (at
+ * the area's base) and its first half second, HOLE pages further on.
+ */
+static int build_ranges_tree(const char *fixtures, const char *name,
+			     bool split, uint64_t hole, char *dst)
+{
+	static const char *const area_files[] = {
+		"count", "used", "maxchunk", "order_per_bit", "base_pfn", "bitmap",
+	};
+	static const char *const areas[] = { "reserved", "fimc-pool" };
+	char src[PATH_MAX], from[PATH_MAX], to[PATH_MAX];
+	int ret = 0;
+
+	snprintf(src, PATH_MAX, "%s/%s/root", fixtures, name);
+	snprintf(dst, PATH_MAX, "/tmp/cmadebug-unit.XXXXXX");
+	if (!mkdtemp(dst))
+		return -1;
+	ret |= tree_copy(src, "proc/mounts", dst, "proc/mounts");
+	ret |= tree_copy(src, "proc/meminfo", dst, "proc/meminfo");
+	for (size_t a = 0; a < ARRAY_SIZE(areas); a++) {
+		for (size_t f = 0; f < ARRAY_SIZE(area_files); f++) {
+			snprintf(from, sizeof(from), "sys/kernel/debug/cma/%s/%s",
+				 areas[a], area_files[f]);
+			ret |= tree_copy(src, from, dst, from);
+		}
+		snprintf(from, sizeof(from), "sys/kernel/mm/cma/%s/alloc_pages_success",
+			 areas[a]);
+		ret |= tree_copy(src, from, dst, from);
+		/* sysfs total_pages is the area's count (cma->count). */
+		snprintf(from, sizeof(from), "sys/kernel/debug/cma/%s/count", areas[a]);
+		snprintf(to, sizeof(to), "sys/kernel/mm/cma/%s/total_pages", areas[a]);
+		ret |= tree_copy(src, from, dst, to);
+		if (split && !strcmp(areas[a], "reserved"))
+			continue;
+		snprintf(from, sizeof(from), "sys/kernel/debug/cma/%s/base_pfn", areas[a]);
+		snprintf(to, sizeof(to), "sys/kernel/debug/cma/%s/ranges/0/base_pfn",
+			 areas[a]);
+		ret |= tree_copy(src, from, dst, to);
+		snprintf(from, sizeof(from), "sys/kernel/debug/cma/%s/bitmap", areas[a]);
+		snprintf(to, sizeof(to), "sys/kernel/debug/cma/%s/ranges/0/bitmap",
+			 areas[a]);
+		ret |= tree_copy(src, from, dst, to);
+	}
+	if (split) {
+		char *buf, *words[4096], half[65536], num[32];
+		struct sysroot_opts opts = { .root = src };
+		struct sysroot sr;
+		uint64_t base;
+		size_t len;
+		unsigned int n;
+
+		if (sysroot_open(&sr, &opts) ||
+		    sysroot_read_u64(&sr, FS_DEBUGFS, "cma/reserved/base_pfn", &base) ||
+		    sysroot_read(&sr, FS_DEBUGFS, "cma/reserved/bitmap", &buf, &len))
+			return -1;
+		n = split_words(buf, words, ARRAY_SIZE(words));
+		join_words(words, n / 2, n, half, sizeof(half));
+		ret |= tree_write(dst, "sys/kernel/debug/cma/reserved/ranges/0/bitmap",
+				  half, strlen(half));
+		join_words(words, 0, n / 2, half, sizeof(half));
+		ret |= tree_write(dst, "sys/kernel/debug/cma/reserved/ranges/1/bitmap",
+				  half, strlen(half));
+		free(buf);
+		snprintf(num, sizeof(num), "%llu\n", (unsigned long long)base);
+		ret |= tree_write(dst, "sys/kernel/debug/cma/reserved/ranges/0/base_pfn",
+				  num, strlen(num));
+		snprintf(num, sizeof(num), "%llu\n",
+			 (unsigned long long)(base + (uint64_t)(n / 2) * 32 + hole));
+		ret |= tree_write(dst, "sys/kernel/debug/cma/reserved/ranges/1/base_pfn",
+				  num, strlen(num));
+	}
+	return ret;
+}
+
+static void test_ranges_size(struct results *r)
+{
+	struct cma_area a = { .count = 100, .order_per_bit = 0, .nr_ranges = 2 };
+	uint64_t w22[] = { 2, 2 }, w11[] = { 1, 1 }, w33[] = { 3, 3 }, w4[] = { 4 };
+
+	r->test = "cma_ranges_size";
+	CHECK(r, cma_ranges_size(&a, w22) == 0 && a.range[0].pages == 64 &&
+		 !a.range[0].exact && a.range[1].pages == 64,
+	      "100 pages in 2+2 words: bounds of 64 pages each");
+	CHECK(r, cma_ranges_size(&a, w11) == -EINVAL, "1+1 words hold only 64 bits");
+	CHECK(r, cma_ranges_size(&a, w33) == -EINVAL, "3+3 words need at least 130 bits");
+	a.nr_ranges = 1;
+	CHECK(r, cma_ranges_size(&a, w4) == 0 && a.range[0].pages == 100 &&
+		 a.range[0].exact, "one range is the whole area, exactly");
+	a.order_per_bit = 2;
+	CHECK(r, cma_ranges_size(&a, w4) == -EINVAL, "order 2: 25 bits are one word, not 4");
+	a.nr_ranges = 0;
+	CHECK(r, cma_ranges_size(&a, w4) == -EINVAL, "no ranges");
+}
+
+static void test_u32_array_words(struct results *r)
+{
+	uint64_t n = 9;
+
+	r->test = "u32_array_words";
+	CHECK(r, u32_array_words("1 2 4294967295\n", 15, &n) == 0 && n == 3, "three words");
+	CHECK(r, u32_array_words("\n", 1, &n) == 0 && n == 0, "no words");
+	CHECK(r, u32_array_words("1 4294967296\n", 13, &n) == -EINVAL, "not a u32");
+	CHECK(r, u32_array_words("1 x\n", 4, &n) == -EINVAL, "garbage");
+}
+
+/* A 6.14+ tree with one range per area reads as the captured 6.12 one. */
+static void test_ranges_tree(struct results *r, const char *fixtures,
+			     const char *name)
+{
+	char root[PATH_MAX], orig[PATH_MAX];
+	struct sysroot_opts opts = { .root = root }, oopts = { .root = orig };
+	struct cma_areas areas, oareas;
+	struct sysroot sr, osr;
+
+	r->test = "ranges (one per area, upstream layout)";
+	snprintf(orig, sizeof(orig), "%s/%s/root", fixtures, name);
+	if (build_ranges_tree(fixtures, name, false, 0, root)) {
+		CHECK(r, false, "building the tree in %s", root);
+		tree_remove(root);
+		return;
+	}
+	if (sysroot_open(&sr, &opts) || cma_areas_load(&sr, &areas)) {
+		CHECK(r, false, "loading %s", root);
+		tree_remove(root);
+		return;
+	}
+	if (sysroot_open(&osr, &oopts) || cma_areas_load(&osr, &oareas)) {
+		CHECK(r, false, "loading %s", orig);
+		cma_areas_free(&areas);
+		tree_remove(root);
+		return;
+	}
+	CHECK_U64(r, "areas", oareas.nr, areas.nr);
+	for (unsigned int i = 0; i < areas.nr && i < oareas.nr; i++) {
+		const struct cma_area *a = &areas.area[i], *o = &oareas.area[i];
+		struct cma_map m, om;
+
+		CHECK(r, a->has_ranges && a->nr_ranges == 1 && a->range[0].exact &&
+			 a->range[0].base_pfn == o->base_pfn && a->range[0].pages == o->count,
+		      "%s: one exact range", a->name);
+		CHECK(r, !o->has_ranges && o->nr_ranges == 1, "6.12: no ranges/");
+		CHECK(r, a->total_pages.present && a->total_pages.v == a->count,
+		      "%s: sysfs total_pages", a->name);
+		CHECK(r, !a->available_pages.present && !o->total_pages.present,
+		      "absent sysfs files stay absent");
+		if (cma_map_load(&sr, a, &m) || cma_map_load(&osr, o, &om)) {
+			CHECK(r, false, "%s: maps", a->name);
+			continue;
+		}
+		CHECK(r, !strcmp(m.source, "ranges"), "%s: source %s", a->name, m.source);
+		CHECK(r, m.nr == om.nr && m.pages == om.pages &&
+			 !memcmp(m.run, om.run, m.nr * sizeof(*m.run)),
+		      "%s: runs from ranges/0/bitmap = captured allocated", a->name);
+		cma_map_free(&m);
+		cma_map_free(&om);
+	}
+	cma_areas_free(&oareas);
+	cma_areas_free(&areas);
+	tree_remove(root);
+}
+
+/* An area of two ranges with a hole between them. */
+static void test_ranges_split(struct results *r, const char *fixtures,
+			      const char *name)
+{
+	const uint64_t hole = 0x1000;
+	char root[PATH_MAX], orig[PATH_MAX], strip[9];
+	struct sysroot_opts opts = { .root = root }, oopts = { .root = orig };
+	struct cma_areas areas, oareas;
+	struct cma_map m, om;
+	struct sysroot sr, osr;
+	const struct cma_area *a = NULL, *o = NULL;
+
+	r->test = "ranges (two, upstream layout)";
+	snprintf(orig, sizeof(orig), "%s/%s/root", fixtures, name);
+	if (build_ranges_tree(fixtures, name, true, hole, root) ||
+	    sysroot_open(&sr, &opts) || cma_areas_load(&sr, &areas)) {
+		CHECK(r, false, "building and loading %s", root);
+		tree_remove(root);
+		return;
+	}
+	if (sysroot_open(&osr, &oopts) || cma_areas_load(&osr, &oareas)) {
+		CHECK(r, false, "loading %s", orig);
+		cma_areas_free(&areas);
+		tree_remove(root);
+		return;
+	}
+	for (unsigned int i = 0; i < areas.nr; i++)
+		if (!strcmp(areas.area[i].name, "reserved"))
+			a = &areas.area[i], o = &oareas.area[i];
+	if (!a || cma_map_load(&sr, a, &m) || cma_map_load(&osr, o, &om)) {
+		CHECK(r, false, "reserved and its maps");
+		goto out;
+	}
+	CHECK(r, a->nr_ranges == 2 && !a->range[0].exact &&
+		 a->range[0].pages + a->range[1].pages == a->count &&
+		 a->range[1].base_pfn == a->base_pfn + a->range[0].pages + hole,
+	      "two ranges of bitmap-sized bounds, %u found", a->nr_ranges);
+	/* The captured runs lie in the first half, now range 1, HOLE pages on. */
+	CHECK(r, m.nr == om.nr && m.pages == om.pages, "same runs, %u vs %u", m.nr, om.nr);
+	for (unsigned int i = 0; i < m.nr && i < om.nr; i++)
+		CHECK(r, m.run[i].first == om.run[i].first + a->range[0].pages + hole &&
+			 m.run[i].last == om.run[i].last + a->range[0].pages + hole,
+		      "run %u moved with its range", i);
+	/* Eight cells: four over range 0 (free), four over range 1. */
+	cma_map_strip(&m, a, 8, NULL, 0, '!', strip);
+	CHECK(r, !strcmp(strip, "....+..."), "strip over two ranges: got '%s'", strip);
+	cma_map_free(&m);
+	cma_map_free(&om);
+out:
+	cma_areas_free(&oareas);
+	cma_areas_free(&areas);
+	tree_remove(root);
+}
+
 int main(int argc, char **argv)
 {
 	const char *fixtures = argc > 1 ? argv[1] : "tests/fixtures";
@@ -504,6 +824,11 @@ int main(int argc, char **argv)
 	test_map_parsers(&r);
 	test_fixture_maps_agree(&r, fixtures, "qemu-arm");
 	test_fixture_maps_agree(&r, fixtures, "qemu-arm64");
+	test_u32_array_words(&r);
+	test_ranges_size(&r);
+	test_ranges_tree(&r, fixtures, "qemu-arm");
+	test_ranges_tree(&r, fixtures, "qemu-arm64");
+	test_ranges_split(&r, fixtures, "qemu-arm64");
 	printf("%u passed, %u failed\n", r.passed, r.failed);
 	return r.failed ? 1 : 0;
 }

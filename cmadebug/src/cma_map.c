@@ -55,6 +55,25 @@ static int hex_at(const char *s, const char *end, uint64_t *v, const char **next
 	return 0;
 }
 
+/* A decimal that starts with a digit (parse_u64 would skip blanks). */
+static int digits_u64(const char *s, const char *end, uint64_t *v)
+{
+	if (s == end || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	return parse_u64(s, (size_t)(end - s), v);
+}
+
+/* "count=N pages=M", exactly, within [p, eol): the buffer need not end in
+ * a NUL, so no sscanf. */
+static bool trailer_at(const char *p, const char *eol, uint64_t *nr,
+		       uint64_t *pages)
+{
+	const char *sp = memchr(p, ' ', (size_t)(eol - p));
+
+	return sp && !digits_u64(p + 6, sp, nr) && eol - sp > 7 &&
+	       !memcmp(sp + 1, "pages=", 6) && !digits_u64(sp + 7, eol, pages);
+}
+
 int allocated_parse(const char *buf, size_t len, struct cma_map *map)
 {
 	const char *p = buf, *end = buf + len;
@@ -76,8 +95,9 @@ int allocated_parse(const char *buf, size_t len, struct cma_map *map)
 		}
 		if (done)
 			goto fail;
-		if (sscanf(p, "count=%" SCNu64 " pages=%" SCNu64, &nr, &total) == 2) {
-			if (nr != map->nr || total != map->pages)
+		if (eol - p >= 6 && !memcmp(p, "count=", 6)) {
+			if (!trailer_at(p, eol, &nr, &total) || nr != map->nr ||
+			    total != map->pages)
 				goto fail;
 			done = true;
 		} else {

@@ -803,6 +803,205 @@ out:
 	tree_remove(root);
 }
 
+/*
+ * Hostile inputs: every parser gets its buffer in an allocation of exactly
+ * its length (no NUL after it, so ASan and valgrind see any read past the
+ * end) and must answer with 0 or a negative errno, never crash.
+ */
+enum parser { P_FAILURES, P_ALLOCATED, P_BITMAP, P_STATS, P_TEXT, P_WORDS };
+
+static int run_parser(enum parser p, const char *data, size_t len)
+{
+	char *buf = malloc(len ? len : 1);
+	struct cma_failure_log log;
+	struct cma_stats st;
+	struct cma_map map;
+	char mnt[PATH_MAX];
+	uint64_t v;
+	int ret = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	memcpy(buf, data, len);
+	switch (p) {
+	case P_FAILURES:
+		ret = failures_parse(buf, len, &log);
+		failures_free(&log);
+		break;
+	case P_ALLOCATED:
+		ret = allocated_parse(buf, len, &map);
+		cma_map_free(&map);
+		break;
+	case P_BITMAP:
+		ret = bitmap_parse(buf, len, 0x7bc00, 8192, 0, &map);
+		cma_map_free(&map);
+		break;
+	case P_STATS:
+		ret = stats_parse(buf, len, &st);
+		break;
+	case P_TEXT:
+		mounts_find(buf, len, "debugfs", NULL, mnt, sizeof(mnt));
+		meminfo_find_kb(buf, len, "CmaTotal", &v);
+		ret = parse_u64(buf, len, &v);
+		break;
+	case P_WORDS:
+		ret = u32_array_words(buf, len, &v);
+		break;
+	}
+	free(buf);
+	return ret;
+}
+
+/* Where the file's last value starts: a prefix cut before it must fail. */
+static size_t last_value_start(const char *buf, size_t len)
+{
+	while (len && buf[len - 1] == '\n')
+		len--;
+	while (len && buf[len - 1] != ' ' && buf[len - 1] != '=')
+		len--;
+	return len;
+}
+
+static void test_truncated_captures(struct results *r, const char *fixtures,
+				    const char *name)
+{
+	static const struct {
+		const char *rel;
+		enum parser p;
+		bool ends_with_check;	/* a cut-short file must not parse */
+	} files[] = {
+		{ "cma/reserved/failures", P_FAILURES, true },
+		{ "cma/fimc-pool/failures", P_FAILURES, true },
+		{ "cma/fimc-pool/allocated", P_ALLOCATED, true },
+		{ "cma/reserved/bitmap", P_BITMAP, true },
+		{ "cma/reserved/stats", P_STATS, false },
+	};
+	char root[PATH_MAX];
+	struct sysroot_opts opts = { .root = root };
+	struct sysroot sr;
+
+	r->test = "truncated captured files";
+	snprintf(root, sizeof(root), "%s/%s/root", fixtures, name);
+	if (sysroot_open(&sr, &opts)) {
+		CHECK(r, false, "opening %s", root);
+		return;
+	}
+	for (size_t f = 0; f < ARRAY_SIZE(files); f++) {
+		unsigned int bad = 0, wrong_ok = 0;
+		size_t len, must_fail_below;
+		char *buf;
+
+		if (sysroot_read(&sr, FS_DEBUGFS, files[f].rel, &buf, &len)) {
+			CHECK(r, false, "reading %s", files[f].rel);
+			continue;
+		}
+		must_fail_below = last_value_start(buf, len);
+		for (size_t cut = 0; cut <= len; cut++) {
+			int ret = run_parser(files[f].p, buf, cut);
+
+			if (ret > 0 || (ret && ret != -EINVAL && ret != -ERANGE))
+				bad++;
+			if (files[f].ends_with_check && !ret && cut <= must_fail_below)
+				wrong_ok++;
+		}
+		CHECK(r, bad == 0, "%s: %u prefixes gave an unexpected return", files[f].rel, bad);
+		CHECK(r, wrong_ok == 0, "%s: %u cut-short prefixes parsed as complete",
+		      files[f].rel, wrong_ok);
+		CHECK(r, run_parser(files[f].p, buf, len) == 0, "%s: whole file parses",
+		      files[f].rel);
+		if (files[f].p == P_BITMAP) {
+			uint64_t words = 0;
+
+			CHECK(r, u32_array_words(buf, len, &words) == 0 && words == 256,
+			      "%s: 256 words of 32 pages", files[f].rel);
+		}
+		free(buf);
+	}
+}
+
+static void test_garbage_and_huge(struct results *r)
+{
+	static const enum parser all[] = {
+		P_FAILURES, P_ALLOCATED, P_BITMAP, P_STATS, P_TEXT, P_WORDS,
+	};
+	uint32_t seed = 12345;
+	size_t huge = 1 << 20;
+	char *buf = malloc(huge);
+	unsigned int bad = 0;
+
+	r->test = "garbage, empty and huge inputs";
+	if (!buf) {
+		CHECK(r, false, "out of memory");
+		return;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(all); i++) {
+		/* empty */
+		int ret = run_parser(all[i], "", 0);
+
+		if (all[i] == P_STATS || all[i] == P_WORDS || all[i] == P_BITMAP)
+			CHECK(r, ret == 0 || ret == -EINVAL, "parser %zu: empty", i);
+		else
+			CHECK(r, ret == -EINVAL, "parser %zu: empty input is refused, got %d", i, ret);
+		/* garbage: deterministic bytes of every value, NULs included */
+		for (unsigned int round = 0; round < 200; round++) {
+			size_t len = 1 + round * 13 % 600;
+
+			for (size_t b = 0; b < len; b++) {
+				seed = seed * 1103515245u + 12345u;
+				buf[b] = round % 2 ? (char)(seed >> 16) : "0x1- =\n9a"[seed % 9];
+			}
+			ret = run_parser(all[i], buf, len);
+			if (ret > 0 || (ret && ret != -EINVAL && ret != -ERANGE))
+				bad++;
+		}
+		/* huge: one 1 MiB line without a newline */
+		memset(buf, '7', huge);
+		ret = run_parser(all[i], buf, huge);
+		CHECK(r, ret <= 0, "parser %zu: a 1 MiB line", i);
+	}
+	CHECK(r, bad == 0, "%u garbage inputs gave an unexpected return", bad);
+
+	/* A bitmap of 2^17 words: the area's size decides. */
+	for (size_t w = 0; w < (1 << 17); w++)
+		memcpy(buf + 2 * w, w + 1 < (1 << 17) ? "1 " : "1\n", 2);
+	{
+		struct cma_map map;
+
+		CHECK(r, bitmap_parse(buf, 1 << 18, 0, (uint64_t)32 << 17, 0, &map) == 0 &&
+			 map.nr == 1 << 17 && map.pages == 1 << 17,
+		      "2^17 words, one page used in each");
+		cma_map_free(&map);
+		CHECK(r, bitmap_parse(buf, 1 << 18, 0, 8192, 0, &map) == -EINVAL,
+		      "2^17 words for an area of 256 is refused");
+		CHECK(r, bitmap_parse(buf, 1 << 18, 0, 8192, 31, &map) == -EINVAL,
+		      "order_per_bit 31 is refused");
+	}
+	/* stats: more counters than the model holds */
+	{
+		struct cma_stats st;
+		size_t used = 0;
+
+		for (int i = 0; i < STATS_MAX + 1; i++)
+			used += (size_t)snprintf(buf + used, huge - used, "c%d %d\n", i, i);
+		CHECK(r, stats_parse(buf, used, &st) == -EINVAL, "%d counters are refused",
+		      STATS_MAX + 1);
+	}
+	/* failures: 20000 records and their count line */
+	{
+		struct cma_failure_log log;
+		size_t used = 0;
+
+		for (int i = 0; i < 20000; i++)
+			used += (size_t)snprintf(buf + used, huge - used,
+						 "time_ns=%d stage=migrate pfn=0x%x\n", i, i);
+		used += (size_t)snprintf(buf + used, huge - used, "count=20000 dropped=1\n");
+		CHECK(r, failures_parse(buf, used, &log) == 0 && log.nr == 20000,
+		      "20000 failure records");
+		failures_free(&log);
+	}
+	free(buf);
+}
+
 int main(int argc, char **argv)
 {
 	const char *fixtures = argc > 1 ? argv[1] : "tests/fixtures";
@@ -829,6 +1028,9 @@ int main(int argc, char **argv)
 	test_ranges_tree(&r, fixtures, "qemu-arm");
 	test_ranges_tree(&r, fixtures, "qemu-arm64");
 	test_ranges_split(&r, fixtures, "qemu-arm64");
+	test_truncated_captures(&r, fixtures, "qemu-arm");
+	test_truncated_captures(&r, fixtures, "qemu-arm64");
+	test_garbage_and_huge(&r);
 	printf("%u passed, %u failed\n", r.passed, r.failed);
 	return r.failed ? 1 : 0;
 }

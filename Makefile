@@ -66,10 +66,18 @@ pytest: cmadebug
 	@echo "== pytest"
 	@$(PYTHON) -m pytest -q tests/python
 
-check-fast: unit pytest
+# Sanitizers and libFuzzer harnesses (tests/fuzz/Makefile, clang): the unit
+# tests under ASan+UBSan, each harness over its seeds once (fuzz-regress), or
+# fuzzing each parser for FUZZ_SECONDS (fuzz, part of 'make check').
+FUZZ_SECONDS ?= 10
+unit-asan fuzz-regress fuzz:
+	@$(MAKE) -s -C tests/fuzz $@ FIXTURES=$(CURDIR)/$(FIXTURES) FUZZ_SECONDS=$(FUZZ_SECONDS)
+
+check-fast: unit unit-asan pytest fuzz-regress
 
 check: deps-if-missing
 	@$(MAKE) -s check-fast
+	@$(MAKE) -s fuzz
 	@$(MAKE) -s qemu-test
 
 # Instruction-count benchmarks (bench/); they print ratios, they do not fail.
@@ -96,4 +104,4 @@ clean:
 	rm -rf build
 
 .PHONY: all deps deps-if-missing deps-check-host cmadebug kernel-tree kernel-patches kernel \
-	qemu-test demo fixtures unit pytest check-fast check bench checkpatch build-matrix install clean
+	qemu-test demo fixtures unit unit-asan fuzz-regress fuzz pytest check-fast check bench checkpatch build-matrix install clean

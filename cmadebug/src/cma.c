@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,21 +39,12 @@ static int read_area_u64(const struct sysroot *sr, const char *area,
 
 int u32_array_words(const char *buf, size_t len, uint64_t *words)
 {
-	const char *p = buf, *end = buf + len;
-	uint64_t n = 0;
+	const char *p = buf, *word;
+	uint64_t n = 0, w;
+	size_t wlen;
 
-	while (p < end) {
-		const char *tok;
-		uint64_t w;
-
-		while (p < end && isspace((unsigned char)*p))
-			p++;
-		if (p == end)
-			break;
-		tok = p;
-		while (p < end && !isspace((unsigned char)*p))
-			p++;
-		if (parse_u64(tok, (size_t)(p - tok), &w) || w > UINT32_MAX)
+	while (next_word(&p, buf + len, &word, &wlen)) {
+		if (parse_u64(word, wlen, &w) || w > UINT32_MAX)
 			return -EINVAL;
 		n++;
 	}

@@ -136,18 +136,13 @@ int bitmap_parse(const char *buf, size_t len, uint64_t base_pfn,
 	map->source = "bitmap";
 	if (order_per_bit > 30)
 		return -EINVAL;
-	while (p < end) {
-		const char *tok;
+	const char *tok;
+	size_t toklen;
+
+	while (next_word(&p, end, &tok, &toklen)) {
 		uint64_t word;
 
-		while (p < end && isspace((unsigned char)*p))
-			p++;
-		if (p == end)
-			break;
-		tok = p;
-		while (p < end && !isspace((unsigned char)*p))
-			p++;
-		if (parse_u64(tok, (size_t)(p - tok), &word) || word > UINT32_MAX ||
+		if (parse_u64(tok, toklen, &word) || word > UINT32_MAX ||
 		    bit >= nbits)	/* a word beyond the area */
 			goto fail;
 		for (unsigned int b = 0; b < 32 && bit < nbits; b++, bit++) {

@@ -71,10 +71,29 @@ pytest: cmadebug
 	@echo "== pytest"
 	@$(PYTHON) -m pytest -q tests/python
 
-check-fast: unit pytest
+# Sanitizers and libFuzzer harnesses (tests/fuzz/Makefile, clang): the unit
+# tests under ASan+UBSan, each harness over its seeds once (fuzz-regress), or
+# fuzzing each parser for FUZZ_SECONDS (fuzz, part of 'make check').
+FUZZ_SECONDS ?= 10
+unit-asan fuzz-regress fuzz:
+	@$(MAKE) -s -C tests/fuzz $@ FIXTURES=$(CURDIR)/$(FIXTURES) FUZZ_SECONDS=$(FUZZ_SECONDS)
+
+# The libtraceevent plugin, loaded as trace-cmd loads it, formats records
+# built on the captured cma_alloc_fail formats (tests/unit/test_plugin.c).
+plugin-test:
+	@mkdir -p build/plugin
+	@$(MAKE) -s -C tracepoints O=$(CURDIR)/build/plugin
+	@cc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -g $$(pkg-config --cflags libtraceevent) \
+		-o build/plugin/test_plugin tests/unit/test_plugin.c $$(pkg-config --libs libtraceevent)
+	@echo "== libtraceevent plugin (under valgrind)"
+	@valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=9 \
+		build/plugin/test_plugin build/plugin $(FIXTURES)
+
+check-fast: unit unit-asan plugin-test pytest fuzz-regress
 
 check: deps-if-missing
 	@$(MAKE) -s check-fast
+	@$(MAKE) -s fuzz
 	@$(MAKE) -s qemu-test
 
 # Instruction-count benchmarks (bench/); they print ratios, they do not fail.
@@ -95,10 +114,12 @@ build-matrix:
 
 install: cmadebug
 	@$(MAKE) -s -C cmadebug install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+	@$(MAKE) -s -C tracepoints install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 
 clean:
 	@$(MAKE) -s -C cmadebug clean
+	@$(MAKE) -s -C tracepoints clean
 	rm -rf build
 
 .PHONY: all deps deps-if-missing deps-check-host cmadebug kernel-tree kernel-patches kernel \
-	qemu-test demo fixtures unit pytest check-fast check bench checkpatch build-matrix install clean
+	qemu-test demo fixtures unit unit-asan plugin-test fuzz-regress fuzz pytest check-fast check bench checkpatch build-matrix install clean

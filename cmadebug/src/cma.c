@@ -37,6 +37,50 @@ static int read_area_u64(const struct sysroot *sr, const char *area,
 	return EXIT_OK;
 }
 
+int u32_array_words(const char *buf, size_t len, uint64_t *words)
+{
+	const char *p = buf, *word;
+	uint64_t n = 0, w;
+	size_t wlen;
+
+	while (next_word(&p, buf + len, &word, &wlen)) {
+		if (parse_u64(word, wlen, &w) || w > UINT32_MAX)
+			return -EINVAL;
+		n++;
+	}
+	*words = n;
+	return 0;
+}
+
+/* Words above this would overflow the page arithmetic (2^27 words of 32 bits
+ * of 2^30 pages each is 2^62 pages). */
+#define RANGE_WORDS_MAX	(1ULL << 27)
+
+int cma_ranges_size(struct cma_area *a, const uint64_t *words)
+{
+	uint64_t bits, min = 0, max = 0;
+
+	if (!a->nr_ranges || a->nr_ranges > CMA_RANGES_MAX ||
+	    a->order_per_bit > 30)
+		return -EINVAL;
+	bits = a->count >> a->order_per_bit;
+	/* A range of B bits has DIV_ROUND_UP(B, 32) words, and B >= 1. */
+	for (unsigned int r = 0; r < a->nr_ranges; r++) {
+		if (!words[r] || words[r] > RANGE_WORDS_MAX)
+			return -EINVAL;
+		min += (words[r] - 1) * 32 + 1;
+		max += words[r] * 32;
+	}
+	if (bits < min || bits > max)
+		return -EINVAL;
+	for (unsigned int r = 0; r < a->nr_ranges; r++) {
+		a->range[r].exact = a->nr_ranges == 1;
+		a->range[r].pages = a->range[r].exact ? a->count :
+				    words[r] * 32 << a->order_per_bit;
+	}
+	return 0;
+}
+
 static void read_sysfs_counter(const struct sysroot *sr, const char *area,
 			       const char *file, struct opt_u64 *out)
 {
@@ -45,6 +89,85 @@ static void read_sysfs_counter(const struct sysroot *sr, const char *area,
 	snprintf(rel, sizeof(rel), "kernel/mm/cma/%s/%s", area, file);
 	out->present = sysroot_has(sr, FS_SYSFS) &&
 		       !sysroot_read_u64(sr, FS_SYSFS, rel, &out->v);
+}
+
+/* The number of words of cma/<area>/ranges/<r>/bitmap. */
+static int read_range_words(const struct sysroot *sr, const char *area,
+			    unsigned int r, uint64_t *words)
+{
+	char rel[PATH_MAX];
+	char *buf;
+	size_t len;
+	int ret;
+
+	snprintf(rel, sizeof(rel), "cma/%s/ranges/%u/bitmap", area, r);
+	ret = sysroot_read(sr, FS_DEBUGFS, rel, &buf, &len);
+	if (ret)
+		return sysroot_read_error(sr, FS_DEBUGFS, rel, ret, cma_feature);
+	ret = u32_array_words(buf, len, words);
+	free(buf);
+	if (ret)
+		return sysroot_content_error(sr, FS_DEBUGFS, rel,
+					     "not a list of u32 words");
+	return EXIT_OK;
+}
+
+/*
+ * cma/<area>/ranges/<N>/ (Linux 6.14+, an area of several physical ranges);
+ * an older kernel has none and the area is its own single range.
+ */
+static int load_ranges(const struct sysroot *sr, struct cma_area *a)
+{
+	uint64_t words[CMA_RANGES_MAX];
+	char rel[PATH_MAX], file[64];
+	char **names = NULL;
+	int n, ret = EXIT_OK;
+
+	snprintf(rel, sizeof(rel), "cma/%s/ranges", a->name);
+	if (!sysroot_exists(sr, FS_DEBUGFS, rel)) {
+		a->nr_ranges = 1;
+		a->range[0].base_pfn = a->base_pfn;
+		a->range[0].pages = a->count;
+		a->range[0].exact = true;
+		return EXIT_OK;
+	}
+	a->has_ranges = true;
+	n = sysroot_list_dirs(sr, FS_DEBUGFS, rel, &names);
+	if (n < 0)
+		return sysroot_read_error(sr, FS_DEBUGFS, rel, n, cma_feature);
+	if (n == 0 || n > CMA_RANGES_MAX) {
+		ret = sysroot_content_error(sr, FS_DEBUGFS, rel, n ?
+			"more than 8 ranges (upstream's CMA_MAX_RANGES)" :
+			"no range directories");
+		goto out;
+	}
+	/* N distinct names, each a number below N: exactly 0..N-1. */
+	for (int i = 0; i < n; i++) {
+		uint64_t idx;
+
+		if (strspn(names[i], "0123456789") != strlen(names[i]) ||
+		    parse_u64(names[i], strlen(names[i]), &idx) ||
+		    idx >= (uint64_t)n || (names[i][0] == '0' && names[i][1])) {
+			ret = sysroot_content_error(sr, FS_DEBUGFS, rel,
+				"range directories are not numbered 0..N-1");
+			goto out;
+		}
+	}
+	a->nr_ranges = (unsigned int)n;
+	for (unsigned int r = 0; r < a->nr_ranges; r++) {
+		snprintf(file, sizeof(file), "ranges/%u/base_pfn", r);
+		ret = read_area_u64(sr, a->name, file, &a->range[r].base_pfn);
+		if (!ret)
+			ret = read_range_words(sr, a->name, r, &words[r]);
+		if (ret)
+			goto out;
+	}
+	if (cma_ranges_size(a, words))
+		ret = sysroot_content_error(sr, FS_DEBUGFS, rel,
+			"the ranges' bitmaps do not add up to the area's count (cut short?)");
+out:
+	strv_free(names, n > 0 ? (size_t)n : 0);
+	return ret;
 }
 
 static int load_area(const struct sysroot *sr, const char *name,
@@ -66,7 +189,9 @@ static int load_area(const struct sysroot *sr, const char *name,
 		return ret;
 	read_sysfs_counter(sr, name, "alloc_pages_success", &a->alloc_success);
 	read_sysfs_counter(sr, name, "alloc_pages_fail", &a->alloc_fail);
-	return EXIT_OK;
+	read_sysfs_counter(sr, name, "total_pages", &a->total_pages);
+	read_sysfs_counter(sr, name, "available_pages", &a->available_pages);
+	return load_ranges(sr, a);
 }
 
 static int cmp_area(const void *a, const void *b)

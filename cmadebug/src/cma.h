@@ -2,13 +2,17 @@
 /*
  * Model of the CMA areas, from the files Linux 6.12 already has:
  * debugfs cma/<area>/{base_pfn,count,used,maxchunk,order_per_bit},
- * sysfs mm/cma/<area>/alloc_pages_{success,fail}, and CmaTotal in meminfo.
+ * sysfs mm/cma/<area>/alloc_pages_{success,fail}, and CmaTotal in meminfo;
+ * and, when present, what newer kernels (6.14+) add: debugfs
+ * cma/<area>/ranges/<N>/{base_pfn,bitmap} for areas made of several
+ * physical ranges, sysfs mm/cma/<area>/{total_pages,available_pages}.
  * Parses into plain structs and never prints.
  */
 #ifndef CMADEBUG_CMA_H
 #define CMADEBUG_CMA_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "path.h"
@@ -21,6 +25,21 @@ struct opt_u64 {
 	uint64_t v;
 };
 
+/* Upstream's CMA_MAX_RANGES (mm/cma.h, 6.14+). */
+#define CMA_RANGES_MAX	8
+
+/*
+ * One physical range of an area.  Debugfs gives a range's base pfn and its
+ * bitmap but not its size: with one range it is the area's count; with
+ * several it is known only to within one bitmap word (32 << order_per_bit
+ * pages), so PAGES is then the span the bitmap describes, an upper bound.
+ */
+struct cma_range {
+	uint64_t base_pfn;
+	uint64_t pages;
+	bool exact;		/* PAGES is the range's size, not a bound */
+};
+
 struct cma_area {
 	char name[CMA_NAME_MAX];
 	uint64_t base_pfn;
@@ -30,6 +49,15 @@ struct cma_area {
 	uint64_t order_per_bit;
 	struct opt_u64 alloc_success;	/* sysfs alloc_pages_success */
 	struct opt_u64 alloc_fail;	/* sysfs alloc_pages_fail */
+	struct opt_u64 total_pages;	/* sysfs total_pages (6.14+) */
+	struct opt_u64 available_pages;	/* sysfs available_pages (6.14+) */
+	/*
+	 * The kernel's ranges/ directory (6.14+).  Without it the area is
+	 * one range, range[0] = { base_pfn, count, exact }.
+	 */
+	bool has_ranges;
+	unsigned int nr_ranges;
+	struct cma_range range[CMA_RANGES_MAX];
 };
 
 struct cma_areas {
@@ -39,6 +67,19 @@ struct cma_areas {
 	const char *page_size_source;	/* "meminfo", "live system" */
 	struct opt_u64 cma_total_kb;	/* CmaTotal in /proc/meminfo */
 };
+
+/*
+ * Parser: the number of words of a debugfs u32 array ("12 0 4294967295\n"),
+ * each checked to be a u32; -EINVAL for anything else.
+ */
+int u32_array_words(const char *buf, size_t len, uint64_t *words);
+
+/*
+ * Sets the size of each of A's nr_ranges ranges from A's count and
+ * order_per_bit and the number of u32 words of each range's bitmap.
+ * -EINVAL when the words cannot describe count pages (a cut-short file).
+ */
+int cma_ranges_size(struct cma_area *a, const uint64_t *words);
 
 /* Loads every area.  Prints one error line and returns an exit code. */
 int cma_areas_load(const struct sysroot *sr, struct cma_areas *areas);

@@ -27,6 +27,13 @@ static int map_add(struct cma_map *map, uint64_t first, uint64_t last,
 	return 0;
 }
 
+static int cmp_run(const void *a, const void *b)
+{
+	const struct pfn_run *x = a, *y = b;
+
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
 /* strtoull with the checks strict parsing needs: base 16, "0x", no sign. */
 static int hex_at(const char *s, const char *end, uint64_t *v, const char **next)
 {
@@ -46,6 +53,25 @@ static int hex_at(const char *s, const char *end, uint64_t *v, const char **next
 	*v = x;
 	*next = p;
 	return 0;
+}
+
+/* A decimal that starts with a digit (parse_u64 would skip blanks). */
+static int digits_u64(const char *s, const char *end, uint64_t *v)
+{
+	if (s == end || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	return parse_u64(s, (size_t)(end - s), v);
+}
+
+/* "count=N pages=M", exactly, within [p, eol): the buffer need not end in
+ * a NUL, so no sscanf. */
+static bool trailer_at(const char *p, const char *eol, uint64_t *nr,
+		       uint64_t *pages)
+{
+	const char *sp = memchr(p, ' ', (size_t)(eol - p));
+
+	return sp && !digits_u64(p + 6, sp, nr) && eol - sp > 7 &&
+	       !memcmp(sp + 1, "pages=", 6) && !digits_u64(sp + 7, eol, pages);
 }
 
 int allocated_parse(const char *buf, size_t len, struct cma_map *map)
@@ -69,8 +95,9 @@ int allocated_parse(const char *buf, size_t len, struct cma_map *map)
 		}
 		if (done)
 			goto fail;
-		if (sscanf(p, "count=%" SCNu64 " pages=%" SCNu64, &nr, &total) == 2) {
-			if (nr != map->nr || total != map->pages)
+		if (eol - p >= 6 && !memcmp(p, "count=", 6)) {
+			if (!trailer_at(p, eol, &nr, &total) || nr != map->nr ||
+			    total != map->pages)
 				goto fail;
 			done = true;
 		} else {
@@ -109,18 +136,13 @@ int bitmap_parse(const char *buf, size_t len, uint64_t base_pfn,
 	map->source = "bitmap";
 	if (order_per_bit > 30)
 		return -EINVAL;
-	while (p < end) {
-		const char *tok;
+	const char *tok;
+	size_t toklen;
+
+	while (next_word(&p, end, &tok, &toklen)) {
 		uint64_t word;
 
-		while (p < end && isspace((unsigned char)*p))
-			p++;
-		if (p == end)
-			break;
-		tok = p;
-		while (p < end && !isspace((unsigned char)*p))
-			p++;
-		if (parse_u64(tok, (size_t)(p - tok), &word) || word > UINT32_MAX ||
+		if (parse_u64(tok, toklen, &word) || word > UINT32_MAX ||
 		    bit >= nbits)	/* a word beyond the area */
 			goto fail;
 		for (unsigned int b = 0; b < 32 && bit < nbits; b++, bit++) {
@@ -161,28 +183,45 @@ void cma_map_free(struct cma_map *map)
 	map->pages = 0;
 }
 
-int cma_map_load(const struct sysroot *sr, const struct cma_area *area,
-		 struct cma_map *map)
+/* Appends PART's runs to MAP (PART is freed) and keeps MAP sorted. */
+static int map_merge(struct cma_map *map, struct cma_map *part)
 {
-	char rel[PATH_MAX];
-	bool have_allocated;
+	struct pfn_run *nrun;
+
+	if (!part->nr) {
+		cma_map_free(part);
+		return 0;
+	}
+	nrun = realloc(map->run, (map->nr + part->nr) * sizeof(*nrun));
+	if (!nrun) {
+		cma_map_free(part);
+		return -ENOMEM;
+	}
+	memcpy(nrun + map->nr, part->run, part->nr * sizeof(*nrun));
+	map->run = nrun;
+	map->nr += part->nr;
+	map->pages += part->pages;
+	cma_map_free(part);
+	qsort(map->run, map->nr, sizeof(*map->run), cmp_run);
+	return 0;
+}
+
+/* Reads REL and parses it with PARSE_BITMAP's arguments or as "allocated". */
+static int load_map_file(const struct sysroot *sr, const char *rel,
+			 bool allocated, uint64_t base_pfn, uint64_t pages,
+			 uint64_t order_per_bit, struct cma_map *map)
+{
 	char *buf;
 	size_t len;
-	int ret;
+	int ret = sysroot_read(sr, FS_DEBUGFS, rel, &buf, &len);
 
-	snprintf(rel, sizeof(rel), "cma/%s/allocated", area->name);
-	have_allocated = sysroot_exists(sr, FS_DEBUGFS, rel);
-	if (!have_allocated)
-		snprintf(rel, sizeof(rel), "cma/%s/bitmap", area->name);
-	ret = sysroot_read(sr, FS_DEBUGFS, rel, &buf, &len);
 	if (ret)
 		return sysroot_read_error(sr, FS_DEBUGFS, rel, ret,
 					  "CMA debugfs (CONFIG_CMA_DEBUGFS)");
-	if (have_allocated)
+	if (allocated)
 		ret = allocated_parse(buf, len, map);
 	else
-		ret = bitmap_parse(buf, len, area->base_pfn, area->count,
-				   area->order_per_bit, map);
+		ret = bitmap_parse(buf, len, base_pfn, pages, order_per_bit, map);
 	free(buf);
 	if (ret)
 		return sysroot_content_error(sr, FS_DEBUGFS, rel,
@@ -191,27 +230,86 @@ int cma_map_load(const struct sysroot *sr, const struct cma_area *area,
 	return EXIT_OK;
 }
 
+int cma_map_load(const struct sysroot *sr, const struct cma_area *area,
+		 struct cma_map *map)
+{
+	char rel[PATH_MAX];
+	struct cma_map part;
+	int ret;
+
+	snprintf(rel, sizeof(rel), "cma/%s/allocated", area->name);
+	if (sysroot_exists(sr, FS_DEBUGFS, rel))
+		return load_map_file(sr, rel, true, 0, 0, 0, map);
+	if (!area->has_ranges) {
+		snprintf(rel, sizeof(rel), "cma/%s/bitmap", area->name);
+		return load_map_file(sr, rel, false, area->base_pfn, area->count,
+				     area->order_per_bit, map);
+	}
+	/* 6.14+: one bitmap per range; cma/<area>/bitmap is range 0 only. */
+	memset(map, 0, sizeof(*map));
+	map->source = "ranges";
+	for (unsigned int r = 0; r < area->nr_ranges; r++) {
+		snprintf(rel, sizeof(rel), "cma/%s/ranges/%u/bitmap", area->name, r);
+		ret = load_map_file(sr, rel, false, area->range[r].base_pfn,
+				    area->range[r].pages, area->order_per_bit,
+				    &part);
+		if (!ret && map_merge(map, &part)) {
+			err_msg("out of memory");
+			ret = EXIT_ENV;
+		}
+		if (ret) {
+			cma_map_free(map);
+			return ret;
+		}
+	}
+	return EXIT_OK;
+}
+
+/* floor(TOTAL * C / WIDTH) without overflow (C <= WIDTH). */
+static uint64_t scale(uint64_t total, unsigned int c, unsigned int width)
+{
+	return total / width * c + total % width * c / width;
+}
+
 void cma_map_strip(const struct cma_map *map, const struct cma_area *area,
 		   unsigned int width, const uint64_t *marks,
 		   unsigned int nr_marks, char mark, char *out)
 {
+	uint64_t total = 0;
+
+	/* The area's ranges laid end to end; cell c covers [lo, hi) of it. */
+	for (unsigned int r = 0; r < area->nr_ranges; r++)
+		total += area->range[r].pages;
 	for (unsigned int c = 0; c < width; c++) {
-		/* Cell c covers [lo, hi) of the area, in pfns. */
-		uint64_t lo = area->base_pfn + area->count * c / width;
-		uint64_t hi = area->base_pfn + area->count * (c + 1) / width;
-		uint64_t used = 0;
+		uint64_t lo = scale(total, c, width);
+		uint64_t hi = scale(total, c + 1, width);
+		uint64_t used = 0, off = 0;
+		bool marked = false;
 
-		for (unsigned int r = 0; r < map->nr; r++) {
-			uint64_t a = map->run[r].first > lo ? map->run[r].first : lo;
-			uint64_t b = map->run[r].last + 1 < hi ? map->run[r].last + 1 : hi;
+		for (unsigned int r = 0; r < area->nr_ranges; off += area->range[r].pages, r++) {
+			const struct cma_range *rg = &area->range[r];
+			uint64_t rlo = lo > off ? lo : off;
+			uint64_t rhi = hi < off + rg->pages ? hi : off + rg->pages;
+			uint64_t plo, phi;
 
-			if (a < b)
-				used += b - a;
+			if (rlo >= rhi)
+				continue;
+			plo = rg->base_pfn + (rlo - off);
+			phi = rg->base_pfn + (rhi - off);
+			for (unsigned int i = 0; i < map->nr; i++) {
+				uint64_t a = map->run[i].first > plo ? map->run[i].first : plo;
+				uint64_t b = map->run[i].last + 1 < phi ? map->run[i].last + 1 : phi;
+
+				if (a < b)
+					used += b - a;
+			}
+			for (unsigned int m = 0; m < nr_marks; m++)
+				if (marks[m] >= plo && marks[m] < phi)
+					marked = true;
 		}
 		out[c] = hi == lo ? ' ' : used == 0 ? '.' : used == hi - lo ? '#' : '+';
-		for (unsigned int m = 0; m < nr_marks; m++)
-			if (marks[m] >= lo && marks[m] < hi)
-				out[c] = mark;
+		if (marked)
+			out[c] = mark;
 	}
 	out[width] = '\0';
 }

@@ -2,7 +2,8 @@
 /*
  * Model of an area's allocation map: the allocated pfn runs, from the
  * series' "allocated" file (a locked snapshot) or, on a kernel without it,
- * from mainline's "bitmap" file (u32 words, read unlocked by the kernel).
+ * from mainline's "bitmap" file (u32 words, read unlocked by the kernel),
+ * or on 6.14+ from each range's ranges/<N>/bitmap.
  */
 #ifndef CMADEBUG_CMA_MAP_H
 #define CMADEBUG_CMA_MAP_H
@@ -20,7 +21,7 @@ struct cma_map {
 	struct pfn_run *run;
 	unsigned int nr;
 	uint64_t pages;
-	const char *source;	/* "allocated" or "bitmap" */
+	const char *source;	/* "allocated", "bitmap" or "ranges" */
 };
 
 /* "0xfirst-0xlast pages" lines, then "count=N pages=M" (checked). */
@@ -35,7 +36,7 @@ int cma_map_load(const struct sysroot *sr, const struct cma_area *area,
 		 struct cma_map *map);
 
 /*
- * A WIDTH-character strip of the area: '.' free, '#' used, '+' partly used,
+ * A WIDTH-character strip of the area (its ranges end to end): '.' free, '#' used, '+' partly used,
  * and MARK where one of the NR_MARKS pfns lies.  OUT holds WIDTH + 1.
  */
 void cma_map_strip(const struct cma_map *map, const struct cma_area *area,

@@ -25,9 +25,38 @@ static void emit_counter(struct emit *e, const char *key, const char *label,
 		emit_missing(e, key, label);
 }
 
-static void emit_area(struct emit *e, const struct cma_area *a,
-		      uint64_t page_size)
+/* What a newer kernel adds, shown only when some area has it, so that the
+ * output of a 6.12 kernel stays as it was (absent keys, not nulls). */
+struct area_extras {
+	bool ranges;	/* debugfs cma/<area>/ranges/ (6.14+) */
+	bool sysfs_pages;	/* sysfs total_pages, available_pages (6.14+) */
+};
+
+static void emit_ranges(struct emit *e, const struct cma_area *a)
 {
+	emit_list_begin(e, "ranges");
+	for (unsigned int r = 0; r < a->nr_ranges; r++) {
+		emit_object_begin(e, NULL);
+		emit_uint(e, "base_pfn", NULL, FMT_DEC, a->range[r].base_pfn);
+		if (a->range[r].exact)
+			emit_uint(e, "pages", NULL, FMT_DEC, a->range[r].pages);
+		else
+			emit_missing(e, "pages", NULL);
+		/* The pages the range's bitmap describes: its size, or a
+		 * bound within one bitmap word when the kernel does not say. */
+		emit_uint(e, "bitmap_pages", NULL, FMT_DEC, a->range[r].pages);
+		emit_object_end(e);
+	}
+	emit_list_end(e);
+	emit_uint(e, NULL, "RANGES", FMT_DEC, a->nr_ranges);
+}
+
+static void emit_area(struct emit *e, const struct cma_area *a,
+		      uint64_t page_size, const struct area_extras *x)
+{
+	/* Several ranges: the area ends where its last range ends, which
+	 * debugfs gives only within a bitmap word; say so rather than guess. */
+	bool end_known = a->nr_ranges == 1 || a->range[a->nr_ranges - 1].exact;
 	char range[64];
 
 	emit_object_begin(e, NULL);
@@ -37,10 +66,17 @@ static void emit_area(struct emit *e, const struct cma_area *a,
 		uint64_t start = a->base_pfn * page_size;
 		uint64_t end = start + a->count * page_size - 1;
 
-		snprintf(range, sizeof(range), "%#llx-%#llx",
-			 (unsigned long long)start, (unsigned long long)end);
-		emit_uint(e, "phys_start", NULL, FMT_HEX, start);
-		emit_uint(e, "phys_end", NULL, FMT_HEX, end);
+		if (end_known) {
+			snprintf(range, sizeof(range), "%#llx-%#llx",
+				 (unsigned long long)start, (unsigned long long)end);
+			emit_uint(e, "phys_start", NULL, FMT_HEX, start);
+			emit_uint(e, "phys_end", NULL, FMT_HEX, end);
+		} else {
+			snprintf(range, sizeof(range), "%#llx-? (%u ranges)",
+				 (unsigned long long)start, a->nr_ranges);
+			emit_uint(e, "phys_start", NULL, FMT_HEX, start);
+			emit_missing(e, "phys_end", NULL);
+		}
 		emit_string(e, NULL, "PHYS_RANGE", range);
 	} else {
 		emit_missing(e, "phys_start", NULL);
@@ -53,6 +89,20 @@ static void emit_area(struct emit *e, const struct cma_area *a,
 	emit_uint(e, "order_per_bit", "ORDER", FMT_DEC, a->order_per_bit);
 	emit_counter(e, "alloc_pages_success", "ALLOC_OK", &a->alloc_success);
 	emit_counter(e, "alloc_pages_fail", "ALLOC_FAIL", &a->alloc_fail);
+	if (x->sysfs_pages) {
+		emit_counter(e, "total_pages", NULL, &a->total_pages);
+		if (a->available_pages.present)
+			emit_pages(e, "available_pages", "available_bytes",
+				   "AVAILABLE", a->available_pages.v, page_size);
+		else
+			emit_missing(e, "available_pages", "AVAILABLE");
+	}
+	if (x->ranges) {
+		if (a->has_ranges)
+			emit_ranges(e, a);
+		else
+			emit_missing(e, "ranges", "RANGES");
+	}
 	emit_object_end(e);
 }
 
@@ -60,6 +110,7 @@ int cmd_areas(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct emit *e = ctx->out;
 	struct cma_areas areas;
+	struct area_extras extras = { 0 };
 	struct cmd_args args;
 	struct sysroot sr;
 	uint64_t total = 0;
@@ -75,6 +126,12 @@ int cmd_areas(struct cmd_ctx *ctx, int argc, char **argv)
 		  (unsigned long long)areas.page_size,
 		  areas.page_size_source ? areas.page_size_source : "nowhere");
 
+	for (unsigned int i = 0; i < areas.nr; i++) {
+		extras.ranges |= areas.area[i].has_ranges;
+		extras.sysfs_pages |= areas.area[i].total_pages.present ||
+				      areas.area[i].available_pages.present;
+	}
+
 	emit_object_begin(e, NULL);
 	if (areas.page_size)
 		emit_uint(e, "page_size", NULL, FMT_DEC, areas.page_size);
@@ -82,7 +139,7 @@ int cmd_areas(struct cmd_ctx *ctx, int argc, char **argv)
 		emit_missing(e, "page_size", NULL);
 	emit_list_begin(e, "areas");
 	for (unsigned int i = 0; i < areas.nr; i++) {
-		emit_area(e, &areas.area[i], areas.page_size);
+		emit_area(e, &areas.area[i], areas.page_size, &extras);
 		total += areas.area[i].count;
 	}
 	emit_list_end(e);

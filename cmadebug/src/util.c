@@ -56,6 +56,21 @@ int parse_u64(const char *buf, size_t len, uint64_t *val)
 	return 0;
 }
 
+bool next_word(const char **p, const char *end, const char **word,
+	       size_t *len)
+{
+	const char *s = *p;
+
+	while (s < end && isspace((unsigned char)*s))
+		s++;
+	*word = s;
+	while (s < end && !isspace((unsigned char)*s))
+		s++;
+	*len = (size_t)(s - *word);
+	*p = s;
+	return *len != 0;
+}
+
 bool meminfo_find_kb(const char *buf, size_t len, const char *key,
 		     uint64_t *kb)
 {

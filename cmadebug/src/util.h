@@ -25,6 +25,13 @@ void debug_msg(bool verbose, const char *fmt, ...)
 /* Strict parsers over a buffer: whole token, no sign, no overflow. */
 int parse_u64(const char *buf, size_t len, uint64_t *val);
 
+/*
+ * The next blank-separated word of [*p, end) into WORD and LEN, advancing *p;
+ * false when only blanks are left.
+ */
+bool next_word(const char **p, const char *end, const char **word,
+	       size_t *len);
+
 /* "CmaTotal:  49152 kB" -> 49152; false if the key is absent. */
 bool meminfo_find_kb(const char *buf, size_t len, const char *key,
 		     uint64_t *kb);

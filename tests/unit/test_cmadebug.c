@@ -5,9 +5,12 @@
  * Prints one line per failure and a closing "N passed, N failed".
  */
 #include <errno.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cma.h"
 #include "cma_map.h"
@@ -483,6 +486,522 @@ static void test_fixture_maps_agree(struct results *r, const char *fixtures,
 	cma_areas_free(&areas);
 }
 
+/*
+ * Trees in the layout of newer kernels, built from captured files.  No guest
+ * of ours runs a 6.14+ kernel, so the layout comes from upstream source:
+ * mm/cma_debug.c makes cma/<area>/ranges/<N>/{base_pfn,bitmap} (with
+ * cma/<area>/{base_pfn,bitmap} links to range 0, and no "allocated", which
+ * is our series'), mm/cma_sysfs.c adds mm/cma/<area>/{total_pages,
+ * available_pages}.  The file contents are the captured ones, copied,
+ * renamed or split; nothing is typed.
+ */
+static int mkdirs(const char *path)
+{
+	char buf[PATH_MAX];
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	return mkdir(buf, 0755) && errno != EEXIST ? -errno : 0;
+}
+
+/* Writes LEN bytes of BUF to DIR/REL, making the directories. */
+static int tree_write(const char *dir, const char *rel, const char *buf,
+		      size_t len)
+{
+	char path[PATH_MAX], parent[PATH_MAX];
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	snprintf(parent, sizeof(parent), "%s", path);
+	*strrchr(parent, '/') = '\0';
+	if (mkdirs(parent) || !(f = fopen(path, "w")))
+		return -1;
+	n = fwrite(buf, 1, len, f);
+	return fclose(f) || n != len ? -1 : 0;
+}
+
+/* Copies the captured FROM (under SRC) to TO (under DST). */
+static int tree_copy(const char *src, const char *from, const char *dst,
+		     const char *to)
+{
+	char path[PATH_MAX];
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/%s", src, from);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	buf = malloc(1 << 20);
+	len = buf ? fread(buf, 1, 1 << 20, f) : 0;
+	fclose(f);
+	ret = buf ? tree_write(dst, to, buf, len) : -1;
+	free(buf);
+	return ret;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag,
+		    struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static void tree_remove(const char *dir)
+{
+	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* The words of a captured u32 array, as one string per word. */
+static unsigned int split_words(char *buf, char **words, unsigned int max)
+{
+	unsigned int n = 0;
+
+	for (char *w = strtok(buf, " \n"); w && n < max; w = strtok(NULL, " \n"))
+		words[n++] = w;
+	return n;
+}
+
+/* Joins WORDS[first, last) as the kernel prints a u32 array. */
+static void join_words(char **words, unsigned int first, unsigned int last,
+		       char *out, size_t size)
+{
+	size_t used = 0;
+
+	out[0] = '\0';
+	for (unsigned int i = first; i < last && used < size; i++)
+		used += (size_t)snprintf(out + used, size - used, "%s%s", words[i],
+					 i + 1 < last ? " " : "\n");
+}
+
+/*
+ * A 6.14+ tree from fixture NAME: every area one range, or with SPLIT the
+ * area "reserved" cut into two ranges, its bitmap's second half first (at
+ * the area's base) and its first half second, HOLE pages further on.
+ */
+static int build_ranges_tree(const char *fixtures, const char *name,
+			     bool split, uint64_t hole, char *dst)
+{
+	static const char *const area_files[] = {
+		"count", "used", "maxchunk", "order_per_bit", "base_pfn", "bitmap",
+	};
+	static const char *const areas[] = { "reserved", "fimc-pool" };
+	char src[PATH_MAX], from[PATH_MAX], to[PATH_MAX];
+	int ret = 0;
+
+	snprintf(src, PATH_MAX, "%s/%s/root", fixtures, name);
+	snprintf(dst, PATH_MAX, "/tmp/cmadebug-unit.XXXXXX");
+	if (!mkdtemp(dst))
+		return -1;
+	ret |= tree_copy(src, "proc/mounts", dst, "proc/mounts");
+	ret |= tree_copy(src, "proc/meminfo", dst, "proc/meminfo");
+	for (size_t a = 0; a < ARRAY_SIZE(areas); a++) {
+		for (size_t f = 0; f < ARRAY_SIZE(area_files); f++) {
+			snprintf(from, sizeof(from), "sys/kernel/debug/cma/%s/%s",
+				 areas[a], area_files[f]);
+			ret |= tree_copy(src, from, dst, from);
+		}
+		snprintf(from, sizeof(from), "sys/kernel/mm/cma/%s/alloc_pages_success",
+			 areas[a]);
+		ret |= tree_copy(src, from, dst, from);
+		/* sysfs total_pages is the area's count (cma->count). */
+		snprintf(from, sizeof(from), "sys/kernel/debug/cma/%s/count", areas[a]);
+		snprintf(to, sizeof(to), "sys/kernel/mm/cma/%s/total_pages", areas[a]);
+		ret |= tree_copy(src, from, dst, to);
+		if (split && !strcmp(areas[a], "reserved"))
+			continue;
+		snprintf(from, sizeof(from), "sys/kernel/debug/cma/%s/base_pfn", areas[a]);
+		snprintf(to, sizeof(to), "sys/kernel/debug/cma/%s/ranges/0/base_pfn",
+			 areas[a]);
+		ret |= tree_copy(src, from, dst, to);
+		snprintf(from, sizeof(from), "sys/kernel/debug/cma/%s/bitmap", areas[a]);
+		snprintf(to, sizeof(to), "sys/kernel/debug/cma/%s/ranges/0/bitmap",
+			 areas[a]);
+		ret |= tree_copy(src, from, dst, to);
+	}
+	if (split) {
+		char *buf, *words[4096], half[65536], num[32];
+		struct sysroot_opts opts = { .root = src };
+		struct sysroot sr;
+		uint64_t base;
+		size_t len;
+		unsigned int n;
+
+		if (sysroot_open(&sr, &opts) ||
+		    sysroot_read_u64(&sr, FS_DEBUGFS, "cma/reserved/base_pfn", &base) ||
+		    sysroot_read(&sr, FS_DEBUGFS, "cma/reserved/bitmap", &buf, &len))
+			return -1;
+		n = split_words(buf, words, ARRAY_SIZE(words));
+		join_words(words, n / 2, n, half, sizeof(half));
+		ret |= tree_write(dst, "sys/kernel/debug/cma/reserved/ranges/0/bitmap",
+				  half, strlen(half));
+		join_words(words, 0, n / 2, half, sizeof(half));
+		ret |= tree_write(dst, "sys/kernel/debug/cma/reserved/ranges/1/bitmap",
+				  half, strlen(half));
+		free(buf);
+		snprintf(num, sizeof(num), "%llu\n", (unsigned long long)base);
+		ret |= tree_write(dst, "sys/kernel/debug/cma/reserved/ranges/0/base_pfn",
+				  num, strlen(num));
+		snprintf(num, sizeof(num), "%llu\n",
+			 (unsigned long long)(base + (uint64_t)(n / 2) * 32 + hole));
+		ret |= tree_write(dst, "sys/kernel/debug/cma/reserved/ranges/1/base_pfn",
+				  num, strlen(num));
+	}
+	return ret;
+}
+
+static void test_ranges_size(struct results *r)
+{
+	struct cma_area a = { .count = 100, .order_per_bit = 0, .nr_ranges = 2 };
+	uint64_t w22[] = { 2, 2 }, w11[] = { 1, 1 }, w33[] = { 3, 3 }, w4[] = { 4 };
+
+	r->test = "cma_ranges_size";
+	CHECK(r, cma_ranges_size(&a, w22) == 0 && a.range[0].pages == 64 &&
+		 !a.range[0].exact && a.range[1].pages == 64,
+	      "100 pages in 2+2 words: bounds of 64 pages each");
+	CHECK(r, cma_ranges_size(&a, w11) == -EINVAL, "1+1 words hold only 64 bits");
+	CHECK(r, cma_ranges_size(&a, w33) == -EINVAL, "3+3 words need at least 130 bits");
+	a.nr_ranges = 1;
+	CHECK(r, cma_ranges_size(&a, w4) == 0 && a.range[0].pages == 100 &&
+		 a.range[0].exact, "one range is the whole area, exactly");
+	a.order_per_bit = 2;
+	CHECK(r, cma_ranges_size(&a, w4) == -EINVAL, "order 2: 25 bits are one word, not 4");
+	a.nr_ranges = 0;
+	CHECK(r, cma_ranges_size(&a, w4) == -EINVAL, "no ranges");
+}
+
+static void test_u32_array_words(struct results *r)
+{
+	uint64_t n = 9;
+
+	r->test = "u32_array_words";
+	CHECK(r, u32_array_words("1 2 4294967295\n", 15, &n) == 0 && n == 3, "three words");
+	CHECK(r, u32_array_words("\n", 1, &n) == 0 && n == 0, "no words");
+	CHECK(r, u32_array_words("1 4294967296\n", 13, &n) == -EINVAL, "not a u32");
+	CHECK(r, u32_array_words("1 x\n", 4, &n) == -EINVAL, "garbage");
+}
+
+/* A 6.14+ tree with one range per area reads as the captured 6.12 one. */
+static void test_ranges_tree(struct results *r, const char *fixtures,
+			     const char *name)
+{
+	char root[PATH_MAX], orig[PATH_MAX];
+	struct sysroot_opts opts = { .root = root }, oopts = { .root = orig };
+	struct cma_areas areas, oareas;
+	struct sysroot sr, osr;
+
+	r->test = "ranges (one per area, upstream layout)";
+	snprintf(orig, sizeof(orig), "%s/%s/root", fixtures, name);
+	if (build_ranges_tree(fixtures, name, false, 0, root)) {
+		CHECK(r, false, "building the tree in %s", root);
+		tree_remove(root);
+		return;
+	}
+	if (sysroot_open(&sr, &opts) || cma_areas_load(&sr, &areas)) {
+		CHECK(r, false, "loading %s", root);
+		tree_remove(root);
+		return;
+	}
+	if (sysroot_open(&osr, &oopts) || cma_areas_load(&osr, &oareas)) {
+		CHECK(r, false, "loading %s", orig);
+		cma_areas_free(&areas);
+		tree_remove(root);
+		return;
+	}
+	CHECK_U64(r, "areas", oareas.nr, areas.nr);
+	for (unsigned int i = 0; i < areas.nr && i < oareas.nr; i++) {
+		const struct cma_area *a = &areas.area[i], *o = &oareas.area[i];
+		struct cma_map m, om;
+
+		CHECK(r, a->has_ranges && a->nr_ranges == 1 && a->range[0].exact &&
+			 a->range[0].base_pfn == o->base_pfn && a->range[0].pages == o->count,
+		      "%s: one exact range", a->name);
+		CHECK(r, !o->has_ranges && o->nr_ranges == 1, "6.12: no ranges/");
+		CHECK(r, a->total_pages.present && a->total_pages.v == a->count,
+		      "%s: sysfs total_pages", a->name);
+		CHECK(r, !a->available_pages.present && !o->total_pages.present,
+		      "absent sysfs files stay absent");
+		if (cma_map_load(&sr, a, &m) || cma_map_load(&osr, o, &om)) {
+			CHECK(r, false, "%s: maps", a->name);
+			continue;
+		}
+		CHECK(r, !strcmp(m.source, "ranges"), "%s: source %s", a->name, m.source);
+		CHECK(r, m.nr == om.nr && m.pages == om.pages &&
+			 !memcmp(m.run, om.run, m.nr * sizeof(*m.run)),
+		      "%s: runs from ranges/0/bitmap = captured allocated", a->name);
+		cma_map_free(&m);
+		cma_map_free(&om);
+	}
+	cma_areas_free(&oareas);
+	cma_areas_free(&areas);
+	tree_remove(root);
+}
+
+/* An area of two ranges with a hole between them. */
+static void test_ranges_split(struct results *r, const char *fixtures,
+			      const char *name)
+{
+	const uint64_t hole = 0x1000;
+	char root[PATH_MAX], orig[PATH_MAX], strip[9];
+	struct sysroot_opts opts = { .root = root }, oopts = { .root = orig };
+	struct cma_areas areas, oareas;
+	struct cma_map m, om;
+	struct sysroot sr, osr;
+	const struct cma_area *a = NULL, *o = NULL;
+
+	r->test = "ranges (two, upstream layout)";
+	snprintf(orig, sizeof(orig), "%s/%s/root", fixtures, name);
+	if (build_ranges_tree(fixtures, name, true, hole, root) ||
+	    sysroot_open(&sr, &opts) || cma_areas_load(&sr, &areas)) {
+		CHECK(r, false, "building and loading %s", root);
+		tree_remove(root);
+		return;
+	}
+	if (sysroot_open(&osr, &oopts) || cma_areas_load(&osr, &oareas)) {
+		CHECK(r, false, "loading %s", orig);
+		cma_areas_free(&areas);
+		tree_remove(root);
+		return;
+	}
+	for (unsigned int i = 0; i < areas.nr; i++)
+		if (!strcmp(areas.area[i].name, "reserved"))
+			a = &areas.area[i], o = &oareas.area[i];
+	if (!a || cma_map_load(&sr, a, &m) || cma_map_load(&osr, o, &om)) {
+		CHECK(r, false, "reserved and its maps");
+		goto out;
+	}
+	CHECK(r, a->nr_ranges == 2 && !a->range[0].exact &&
+		 a->range[0].pages + a->range[1].pages == a->count &&
+		 a->range[1].base_pfn == a->base_pfn + a->range[0].pages + hole,
+	      "two ranges of bitmap-sized bounds, %u found", a->nr_ranges);
+	/* The captured runs lie in the first half, now range 1, HOLE pages on. */
+	CHECK(r, m.nr == om.nr && m.pages == om.pages, "same runs, %u vs %u", m.nr, om.nr);
+	for (unsigned int i = 0; i < m.nr && i < om.nr; i++)
+		CHECK(r, m.run[i].first == om.run[i].first + a->range[0].pages + hole &&
+			 m.run[i].last == om.run[i].last + a->range[0].pages + hole,
+		      "run %u moved with its range", i);
+	/* Eight cells: four over range 0 (free), four over range 1. */
+	cma_map_strip(&m, a, 8, NULL, 0, '!', strip);
+	CHECK(r, !strcmp(strip, "....+..."), "strip over two ranges: got '%s'", strip);
+	cma_map_free(&m);
+	cma_map_free(&om);
+out:
+	cma_areas_free(&oareas);
+	cma_areas_free(&areas);
+	tree_remove(root);
+}
+
+/*
+ * Hostile inputs: every parser gets its buffer in an allocation of exactly
+ * its length (no NUL after it, so ASan and valgrind see any read past the
+ * end) and must answer with 0 or a negative errno, never crash.
+ */
+enum parser { P_FAILURES, P_ALLOCATED, P_BITMAP, P_STATS, P_TEXT, P_WORDS };
+
+static int run_parser(enum parser p, const char *data, size_t len)
+{
+	char *buf = malloc(len ? len : 1);
+	struct cma_failure_log log;
+	struct cma_stats st;
+	struct cma_map map;
+	char mnt[PATH_MAX];
+	uint64_t v;
+	int ret = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	memcpy(buf, data, len);
+	switch (p) {
+	case P_FAILURES:
+		ret = failures_parse(buf, len, &log);
+		failures_free(&log);
+		break;
+	case P_ALLOCATED:
+		ret = allocated_parse(buf, len, &map);
+		cma_map_free(&map);
+		break;
+	case P_BITMAP:
+		ret = bitmap_parse(buf, len, 0x7bc00, 8192, 0, &map);
+		cma_map_free(&map);
+		break;
+	case P_STATS:
+		ret = stats_parse(buf, len, &st);
+		break;
+	case P_TEXT:
+		mounts_find(buf, len, "debugfs", NULL, mnt, sizeof(mnt));
+		meminfo_find_kb(buf, len, "CmaTotal", &v);
+		ret = parse_u64(buf, len, &v);
+		break;
+	case P_WORDS:
+		ret = u32_array_words(buf, len, &v);
+		break;
+	}
+	free(buf);
+	return ret;
+}
+
+/* Where the file's last value starts: a prefix cut before it must fail. */
+static size_t last_value_start(const char *buf, size_t len)
+{
+	while (len && buf[len - 1] == '\n')
+		len--;
+	while (len && buf[len - 1] != ' ' && buf[len - 1] != '=')
+		len--;
+	return len;
+}
+
+static void test_truncated_captures(struct results *r, const char *fixtures,
+				    const char *name)
+{
+	static const struct {
+		const char *rel;
+		enum parser p;
+		bool ends_with_check;	/* a cut-short file must not parse */
+	} files[] = {
+		{ "cma/reserved/failures", P_FAILURES, true },
+		{ "cma/fimc-pool/failures", P_FAILURES, true },
+		{ "cma/fimc-pool/allocated", P_ALLOCATED, true },
+		{ "cma/reserved/bitmap", P_BITMAP, true },
+		{ "cma/reserved/stats", P_STATS, false },
+	};
+	char root[PATH_MAX];
+	struct sysroot_opts opts = { .root = root };
+	struct sysroot sr;
+
+	r->test = "truncated captured files";
+	snprintf(root, sizeof(root), "%s/%s/root", fixtures, name);
+	if (sysroot_open(&sr, &opts)) {
+		CHECK(r, false, "opening %s", root);
+		return;
+	}
+	for (size_t f = 0; f < ARRAY_SIZE(files); f++) {
+		unsigned int bad = 0, wrong_ok = 0;
+		size_t len, must_fail_below;
+		char *buf;
+
+		if (sysroot_read(&sr, FS_DEBUGFS, files[f].rel, &buf, &len)) {
+			CHECK(r, false, "reading %s", files[f].rel);
+			continue;
+		}
+		must_fail_below = last_value_start(buf, len);
+		for (size_t cut = 0; cut <= len; cut++) {
+			int ret = run_parser(files[f].p, buf, cut);
+
+			if (ret > 0 || (ret && ret != -EINVAL && ret != -ERANGE))
+				bad++;
+			if (files[f].ends_with_check && !ret && cut <= must_fail_below)
+				wrong_ok++;
+		}
+		CHECK(r, bad == 0, "%s: %u prefixes gave an unexpected return", files[f].rel, bad);
+		CHECK(r, wrong_ok == 0, "%s: %u cut-short prefixes parsed as complete",
+		      files[f].rel, wrong_ok);
+		CHECK(r, run_parser(files[f].p, buf, len) == 0, "%s: whole file parses",
+		      files[f].rel);
+		if (files[f].p == P_BITMAP) {
+			uint64_t words = 0;
+
+			CHECK(r, u32_array_words(buf, len, &words) == 0 && words == 256,
+			      "%s: 256 words of 32 pages", files[f].rel);
+		}
+		free(buf);
+	}
+}
+
+static void test_garbage_and_huge(struct results *r)
+{
+	static const enum parser all[] = {
+		P_FAILURES, P_ALLOCATED, P_BITMAP, P_STATS, P_TEXT, P_WORDS,
+	};
+	uint32_t seed = 12345;
+	size_t huge = 1 << 20;
+	char *buf = malloc(huge);
+	unsigned int bad = 0;
+
+	r->test = "garbage, empty and huge inputs";
+	if (!buf) {
+		CHECK(r, false, "out of memory");
+		return;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(all); i++) {
+		/* empty */
+		int ret = run_parser(all[i], "", 0);
+
+		if (all[i] == P_STATS || all[i] == P_WORDS || all[i] == P_BITMAP)
+			CHECK(r, ret == 0 || ret == -EINVAL, "parser %zu: empty", i);
+		else
+			CHECK(r, ret == -EINVAL, "parser %zu: empty input is refused, got %d", i, ret);
+		/* garbage: deterministic bytes of every value, NULs included */
+		for (unsigned int round = 0; round < 200; round++) {
+			size_t len = 1 + round * 13 % 600;
+
+			for (size_t b = 0; b < len; b++) {
+				seed = seed * 1103515245u + 12345u;
+				buf[b] = round % 2 ? (char)(seed >> 16) : "0x1- =\n9a"[seed % 9];
+			}
+			ret = run_parser(all[i], buf, len);
+			if (ret > 0 || (ret && ret != -EINVAL && ret != -ERANGE))
+				bad++;
+		}
+		/* huge: one 1 MiB line without a newline */
+		memset(buf, '7', huge);
+		ret = run_parser(all[i], buf, huge);
+		CHECK(r, ret <= 0, "parser %zu: a 1 MiB line", i);
+	}
+	CHECK(r, bad == 0, "%u garbage inputs gave an unexpected return", bad);
+
+	/* A bitmap of 2^17 words: the area's size decides. */
+	for (size_t w = 0; w < (1 << 17); w++)
+		memcpy(buf + 2 * w, w + 1 < (1 << 17) ? "1 " : "1\n", 2);
+	{
+		struct cma_map map;
+
+		CHECK(r, bitmap_parse(buf, 1 << 18, 0, (uint64_t)32 << 17, 0, &map) == 0 &&
+			 map.nr == 1 << 17 && map.pages == 1 << 17,
+		      "2^17 words, one page used in each");
+		cma_map_free(&map);
+		CHECK(r, bitmap_parse(buf, 1 << 18, 0, 8192, 0, &map) == -EINVAL,
+		      "2^17 words for an area of 256 is refused");
+		CHECK(r, bitmap_parse(buf, 1 << 18, 0, 8192, 31, &map) == -EINVAL,
+		      "order_per_bit 31 is refused");
+	}
+	/* stats: more counters than the model holds */
+	{
+		struct cma_stats st;
+		size_t used = 0;
+
+		for (int i = 0; i < STATS_MAX + 1; i++)
+			used += (size_t)snprintf(buf + used, huge - used, "c%d %d\n", i, i);
+		CHECK(r, stats_parse(buf, used, &st) == -EINVAL, "%d counters are refused",
+		      STATS_MAX + 1);
+	}
+	/* failures: 20000 records and their count line */
+	{
+		struct cma_failure_log log;
+		size_t used = 0;
+
+		for (int i = 0; i < 20000; i++)
+			used += (size_t)snprintf(buf + used, huge - used,
+						 "time_ns=%d stage=migrate pfn=0x%x\n", i, i);
+		used += (size_t)snprintf(buf + used, huge - used, "count=20000 dropped=1\n");
+		CHECK(r, failures_parse(buf, used, &log) == 0 && log.nr == 20000,
+		      "20000 failure records");
+		failures_free(&log);
+	}
+	free(buf);
+}
+
 int main(int argc, char **argv)
 {
 	const char *fixtures = argc > 1 ? argv[1] : "tests/fixtures";
@@ -504,6 +1023,14 @@ int main(int argc, char **argv)
 	test_map_parsers(&r);
 	test_fixture_maps_agree(&r, fixtures, "qemu-arm");
 	test_fixture_maps_agree(&r, fixtures, "qemu-arm64");
+	test_u32_array_words(&r);
+	test_ranges_size(&r);
+	test_ranges_tree(&r, fixtures, "qemu-arm");
+	test_ranges_tree(&r, fixtures, "qemu-arm64");
+	test_ranges_split(&r, fixtures, "qemu-arm64");
+	test_truncated_captures(&r, fixtures, "qemu-arm");
+	test_truncated_captures(&r, fixtures, "qemu-arm64");
+	test_garbage_and_huge(&r);
 	printf("%u passed, %u failed\n", r.passed, r.failed);
 	return r.failed ? 1 : 0;
 }

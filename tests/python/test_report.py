@@ -334,3 +334,43 @@ def test_usage_exit_1(args):
 def test_help_exit_0():
     res = report("--help")
     assert res.returncode == 0 and "SNAPSHOT" in res.stdout
+
+
+def test_tlb_section(fixture_snapshots, tmp_path):
+    """Synthetic A/B results (perf's format, test_abstats.make_results), one
+    event not supported: the section has distributions, the interval, and the
+    words "not supported" where the event would be."""
+    from test_abstats import NS, make_results, run_of
+
+    runs_a = [[run_of(1000, 10 + i, [("l2d_tlb_refill:k", NS, "", 100.0)]) for i in range(3)]] * 2
+    runs_b = [[run_of(1000, 20 + i, [("l2d_tlb_refill:k", NS, "", 100.0)]) for i in range(3)]] * 2
+    root = make_results(tmp_path / "res", {"split": runs_a, "nosplit": runs_b})
+    (root / "manifest.json").write_text('{"baseline": "split"}')
+    res = report(fixture_snapshots["qemu-arm64"], "--tlb", root, "-o", tmp_path / "r.html",
+                 "--summary-json", tmp_path / "s.json")
+    assert res.returncode == 0, res.stderr
+    assert "nosplit vs split: relative difference, 95% CI" in res.stdout
+    page = check_page((tmp_path / "r.html").read_text())
+    tlb = page.section_text["tlb"]
+    assert "Medians per variant" in tlb and "nosplit vs split" in tlb
+    assert "not supported (perf: <not supported>)" in tlb
+    assert "test board" in tlb and "hierarchical bootstrap" in tlb
+    summary = json.loads((tmp_path / "s.json").read_text())
+    cmp = summary["tlb"][0]["comparisons"][0]["metrics"]
+    assert cmp["l2d_tlb_refill:k"]["status"] == "not supported" and "ratio" not in cmp["l2d_tlb_refill:k"]
+    # The same results from an abstats --json file.
+    (tmp_path / "ab.json").write_text(json.dumps(summary["tlb"][0]))
+    res2 = report("--tlb", tmp_path / "ab.json", "--summary-json", "-")
+    assert res2.returncode == 0, res2.stderr
+    assert json.loads(res2.stdout)["tlb"] == summary["tlb"]
+
+
+@pytest.mark.parametrize("content, words", [
+    ("", "empty file"),
+    ('{"schema": "cmadebug-snapshot", "version": 1}', "not TLB A/B results"),
+    ('{"schema": "cmadebug-abstats", "version": 9}', "version 9 is not supported"),
+])
+def test_bad_tlb_input(tmp_path, content, words):
+    bad = tmp_path / "ab.json"
+    bad.write_text(content)
+    assert_one_line(report("--tlb", bad), 2, words)

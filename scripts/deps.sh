@@ -17,6 +17,7 @@ HOST_PACKAGES=(
 	flex bison bc cpio kmod xz-utils libelf-dev libssl-dev perl git
 	libtracefs-dev libtraceevent-dev libtracecmd-dev
 	python3 python3-pytest python3-matplotlib valgrind
+	chromium # headless, for tests/python/test_report_browser.py
 )
 GUEST_PACKAGES=(busybox-static libtracefs-dev libtraceevent-dev)
 GUEST_ARCHES=(armhf arm64)

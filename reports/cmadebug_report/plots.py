@@ -191,6 +191,8 @@ def sweep(points, metric, tlb_reach_bytes, step):
     for name, pts in points.items():
         ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=name)
     ax.set_xscale("log", base=2)
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(
+        lambda v, _: f"{v / (1 << 20):g} MiB" if v >= 1 << 20 else f"{v / 1024:g} KiB"))
     if tlb_reach_bytes:
         ax.axvline(tlb_reach_bytes, color="#d62728", linestyle="--", label="TLB reach")
     if step:

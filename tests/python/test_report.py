@@ -374,3 +374,25 @@ def test_bad_tlb_input(tmp_path, content, words):
     bad = tmp_path / "ab.json"
     bad.write_text(content)
     assert_one_line(report("--tlb", bad), 2, words)
+
+
+def test_tlb_sweep_section(tmp_path):
+    """Synthetic sweep (walker reports at five working-set sizes, a step
+    between 4 and 8 MiB) with the TLB reach from the manifest."""
+    from test_abstats import make_results, run_of
+
+    sizes = [1 << 20, 2 << 20, 4 << 20, 8 << 20, 16 << 20]
+    walks = dict(zip(sizes, [10, 12, 15, 400, 420]))
+    runs = [[run_of(100_000, walks[s] + r) for s in sizes for r in range(2)]] * 2
+    root = make_results(tmp_path / "sw", {"a": runs, "b": runs},
+                        walker=lambda v, b, r: {"working_set_bytes": sizes[(r - 1) // 2],
+                                                "pages_touched": 256, "elapsed_ns": 25600})
+    (root / "manifest.json").write_text('{"tlb_reach_bytes": 6291456}')
+    res = report("--tlb", root, "-o", tmp_path / "r.html")
+    assert res.returncode == 0, res.stderr
+    assert "sweep a: walks_per_1k_instructions jumps between 4 MiB and 8 MiB" in res.stdout
+    page = check_page((tmp_path / "r.html").read_text())
+    tlb = page.section_text["tlb"]
+    assert "Working-set sweep" in tlb and "TLB walks per 1k instructions against the working set" in tlb
+    assert "(TLB reach not given)" not in tlb
+    assert "ns_per_access" in tlb and "100" in tlb  # 25600 ns / 256 pages

@@ -96,6 +96,13 @@ check: deps-if-missing
 	@$(MAKE) -s fuzz
 	@$(MAKE) -s qemu-test
 
+# One self-contained HTML report (and a text summary) from cmadebug snapshots
+# and, optionally, TLB A/B results: reports/README.md.
+report:
+	@test -n "$(SNAPSHOTS)$(TLB)" || { echo 'usage: make report SNAPSHOTS="a.json b.json" [TLB=RESULTS] OUT=report.html' >&2; exit 1; }
+	@PYTHONPATH=$(CURDIR)/reports $(PYTHON) -m cmadebug_report $(SNAPSHOTS) \
+		$(foreach t,$(TLB),--tlb $(t)) -o $(or $(OUT),report.html)
+
 # Instruction-count benchmarks (bench/); they print ratios, they do not fail.
 bench: deps-if-missing
 	@bench/cma-alloc.sh
@@ -122,4 +129,4 @@ clean:
 	rm -rf build
 
 .PHONY: all deps deps-if-missing deps-check-host cmadebug kernel-tree kernel-patches kernel \
-	qemu-test demo fixtures unit unit-asan plugin-test fuzz-regress fuzz pytest check-fast check bench checkpatch build-matrix install clean
+	qemu-test demo fixtures unit unit-asan plugin-test fuzz-regress fuzz pytest check-fast check report bench checkpatch build-matrix install clean

@@ -18,6 +18,7 @@ HOST_PACKAGES=(
 	libtracefs-dev libtraceevent-dev libtracecmd-dev
 	python3 python3-pytest python3-matplotlib valgrind
 	clang libclang-rt-14-dev
+	chromium # headless, for tests/python/test_report_browser.py
 )
 GUEST_PACKAGES=(busybox-static libtracefs-dev libtraceevent-dev)
 GUEST_ARCHES=(armhf arm64)

@@ -17,3 +17,32 @@ def cmadebug_bin():
     if not os.access(path, os.X_OK):
         pytest.fail(f"{path} is not built: run 'make cmadebug' first")
     return path
+
+
+# reports/ is a package directory, not installed: import it from the tree.
+sys.path.insert(0, str(TOP / "reports"))
+
+
+def make_snapshot(binary, root, out):
+    """'cmadebug --root ROOT snapshot -o OUT', run from the top of the tree so
+    that the snapshot's "source" is the relative path (stable for golden files)."""
+    import subprocess
+
+    try:
+        root = os.path.relpath(root, TOP)
+    except ValueError:
+        pass
+    res = subprocess.run([str(binary), "--root", str(root), "snapshot", "-o", str(out)],
+                         cwd=TOP, capture_output=True, text=True, timeout=30)
+    assert res.returncode == 0, res.stderr
+    return out
+
+
+@pytest.fixture(scope="session")
+def fixture_snapshots(tmp_path_factory):
+    """{fixture name: snapshot path}, made by the built cmadebug from the captured trees."""
+    binary = TOP / "cmadebug" / "cmadebug"
+    if not os.access(binary, os.X_OK):
+        pytest.fail(f"{binary} is not built: run 'make cmadebug' first")
+    d = tmp_path_factory.mktemp("snapshots")
+    return {f: make_snapshot(binary, FIXTURES / f / "root", d / f"{f}.json") for f in CAPTURED}

@@ -1,0 +1,133 @@
+"""The plain-text summary (terminals, CI logs), from analysis.summarise()."""
+from .snapshot import STAGES
+
+NOT_SUPPORTED = "not supported"
+
+
+def mib(nbytes):
+    if nbytes is None:
+        return "size unknown"
+    v = nbytes / (1 << 20)
+    return f"{v:.0f} MiB" if v == int(v) else f"{v:.2f} MiB"
+
+
+def size_name(nbytes):
+    for unit, shift in (("G", 30), ("M", 20), ("K", 10)):
+        if nbytes >= 1 << shift and nbytes % (1 << shift) == 0:
+            return f"{nbytes >> shift}{unit}"
+    return f"{nbytes}B"
+
+
+def pct(part, whole):
+    return f"{100.0 * part / whole:.1f}%" if whole else "-"
+
+
+def stages_line(counts):
+    if counts is None:
+        return None
+    nz = [f"{st} {counts[st]}" for st in STAGES if counts[st]]
+    return ", ".join(nz) if nz else "none"
+
+
+def page_state(p):
+    parts = [", ".join(p["stages"])]
+    for k in ("kind", "migratetype"):
+        if p[k] is not None:
+            parts.append(p[k])
+    for k in ("refcount", "mapcount"):
+        if p[k] is not None:
+            parts.append(f"{k} {p[k]}")
+    if p["flags"] is not None:
+        parts.append(f"flags {p['flags']:#x}")
+    if p["owner"]:
+        parts.append(f"owner {p['owner']:#x}")
+    return ", ".join(parts)
+
+
+def provenance_lines(system, indent="   "):
+    return [f"{indent}machine: {system['machine']}",
+            f"{indent}kernel:  {system['kernel']}",
+            f"{indent}cmdline: {system['cmdline']}",
+            f"{indent}method:  {system['method']}"]
+
+
+def format_area(a, page_size):
+    out = []
+    last_pfn = a["base_pfn"] + a["count_pages"] - 1
+    out.append(f"  area {a['name']}: pfn {a['base_pfn']:#x}-{last_pfn:#x}, {mib(a['size_bytes'])}, "
+               f"used {a['used_pages']} pages ({mib(None if page_size is None else a['used_pages'] * page_size)}, "
+               f"{pct(a['used_pages'], a['count_pages'])}), largest free chunk "
+               f"{a['maxchunk_pages']} pages")
+    if a["map"] is not None:
+        out.append(f"    map ({a['map_source']}): {a['map']}")
+    else:
+        out.append("    map: not available in this snapshot (no bitmap)")
+    series = a["used_pages_series"]
+    if len(series) > 1:
+        out.append("    used pages over the snapshots: "
+                   + " -> ".join("absent" if u is None else str(u) for u in series))
+    line = stages_line(a["failures_by_stage"])
+    if line is None:
+        out.append("    failures by stage: not available in this snapshot "
+                   "(kernel lacks the CMA failure patches)")
+    else:
+        out.append(f"    failures by stage (stats): {line}"
+                   + (f"; {a['failures']} of {a['requests']} requests failed"
+                      if a["requests"] is not None and a["failures"] is not None else ""))
+    log = a["failure_log"]
+    if log is not None and log["records"]:
+        out.append(f"    failure log: {log['records']} records"
+                   + (f", {log['dropped']} dropped by the kernel" if log["dropped"] else ""))
+    if a["most_blamed_pages"]:
+        out.append("    pages most often blamed:")
+        for p in a["most_blamed_pages"]:
+            out.append(f"      pfn {p['pfn']:#x} x{p['times_blamed']}: {page_state(p)}")
+    return out
+
+
+def format_linear_map(lm):
+    out = []
+    lay = lm["layout"]
+    if not lay["available"]:
+        out.append(f"  linear map: {lay['reason']}")
+    else:
+        total = sum(m["bytes"] for m in lay["mapped"])
+        parts = [f"{size_name(m['size_bytes'])} {mib(m['bytes'])} ({pct(m['bytes'], total)})"
+                 for m in sorted(lay["mapped"], key=lambda m: -m["size_bytes"])]
+        out.append("  linear map by mapping size: " + (", ".join(parts) or "empty"))
+        if lay["splits"]:
+            out.append("  linear-map splits: " + ", ".join(
+                f"{s['count']} {size_name(s['from_size_bytes'])}->{size_name(s['to_size_bytes'])} "
+                f"({s['cause']})" for s in lay["splits"]))
+        else:
+            out.append("  linear-map splits: none")
+    al = lm["alias"]
+    if not al["available"]:
+        out.append(f"  alias conflicts: {al['reason']}")
+    else:
+        out.append(f"  alias conflicts: {len(al['conflicts'])}")
+        for c in al["conflicts"]:
+            out.append(f"    pfn {c['pfn']:#x}: {c['va1']:#x} {c['type1']} / {c['va2']:#x} {c['type2']}"
+                       f" ({c['area'] or '-'}, {c['device'] or '-'})")
+    return out
+
+
+def format_summary(summary):
+    systems = summary["systems"]
+    n_snap = sum(len(s["snapshots"]) for s in systems)
+    out = [f"cmadebug report: {len(systems)} system{'s' if len(systems) != 1 else ''}, "
+           f"{n_snap} snapshot{'s' if n_snap != 1 else ''}"]
+    for i, s in enumerate(systems, 1):
+        out.append(f"== system {i}")
+        out += provenance_lines(s)
+        for a in s["areas"]:
+            out += format_area(a, s["page_size"])
+        out += format_linear_map(s["linear_map"])
+    if not summary["tlb"]:
+        out.append("== TLB A/B: no results given")
+    else:
+        from .abstats import format_text
+        for doc in summary["tlb"]:
+            out.append("== TLB A/B")
+            out += ["  " + line for line in format_text(doc).splitlines()]
+    return "\n".join(out) + "\n"

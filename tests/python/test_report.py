@@ -1,0 +1,398 @@
+"""reports/cmadebug_report: snapshots to a text summary, a JSON summary and
+one self-contained HTML file.
+
+The snapshots are made in the test by the built cmadebug from the trees
+captured from the QEMU guests.  Where a test needs what no captured tree
+has yet (a time stamp, the linear-map keys), it adds it to a generated
+snapshot in the documented expected shape and says so: synthetic, in the
+real shape.  Checks are on text and structure, never on pixels.
+
+Golden files: tests/python/golden/; after an intended change, regenerate
+with CMADEBUG_UPDATE_GOLDEN=1 and review the diff.
+"""
+import base64
+import json
+import os
+import pathlib
+import shutil
+import struct
+import subprocess
+import zlib
+from html.parser import HTMLParser
+
+import pytest
+
+from conftest import FIXTURES, TOP, make_snapshot
+
+GOLDEN = pathlib.Path(__file__).parent / "golden"
+PYTHON = os.environ.get("PYTHON", "/usr/bin/python3")
+NA_LINEAR = "not available in this snapshot (kernel lacks the linear_map patches)"
+
+
+def report(*args, cwd=TOP):
+    env = dict(os.environ, PYTHONPATH=str(TOP / "reports"))
+    env.pop("CMADEBUG_REPORT_DEBUG", None)
+    return subprocess.run([PYTHON, "-m", "cmadebug_report", *map(str, args)], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def golden(name, actual):
+    path = GOLDEN / name
+    if os.environ.get("CMADEBUG_UPDATE_GOLDEN"):
+        GOLDEN.mkdir(exist_ok=True)
+        path.write_text(actual)
+    assert path.exists(), f"{path} missing: run with CMADEBUG_UPDATE_GOLDEN=1 and review it"
+    assert actual == path.read_text(), f"differs from {path} (CMADEBUG_UPDATE_GOLDEN=1 to regenerate)"
+
+
+class Page(HTMLParser):
+    """Sections (id, class), images, figure captions, scripts and links."""
+
+    def __init__(self, text):
+        super().__init__()
+        self.sections, self.imgs, self.captions, self.external = [], [], [], []
+        self.scripts = 0
+        self.text = []
+        self.section_text = {}  # section id -> its text, nested sections included
+        self._open = []
+        self._cap = None
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "section":
+            self.sections.append((a.get("id"), a.get("class")))
+            self._open.append(a.get("id"))
+            self.section_text[a.get("id")] = ""
+        elif tag == "img":
+            self.imgs.append(a)
+        elif tag == "figcaption":
+            self._cap = []
+        elif tag == "script":
+            self.scripts += 1
+        for key in ("src", "href"):
+            if key in a and not a[key].startswith("data:"):
+                self.external.append((tag, a[key]))
+        if tag == "link":
+            self.external.append((tag, a.get("href")))
+
+    def handle_endtag(self, tag):
+        if tag == "section":
+            self._open.pop()
+        if tag == "figcaption":
+            self.captions.append("".join(self._cap))
+            self._cap = None
+
+    def handle_data(self, data):
+        self.text.append(data)
+        for sid in self._open:
+            self.section_text[sid] += data
+        if self._cap is not None:
+            self._cap.append(data)
+
+    @property
+    def all_text(self):
+        return "".join(self.text)
+
+
+def png_size(data_uri):
+    """Decode a data: PNG and check its signature and IHDR chunk."""
+    prefix = "data:image/png;base64,"
+    assert data_uri.startswith(prefix), data_uri[:40]
+    png = base64.b64decode(data_uri[len(prefix):], validate=True)
+    assert png[:8] == b"\x89PNG\r\n\x1a\n", "no PNG signature"
+    length, ctype = struct.unpack(">I4s", png[8:16])
+    assert ctype == b"IHDR" and length == 13, "first chunk is not IHDR"
+    width, height = struct.unpack(">II", png[16:24])
+    crc = struct.unpack(">I", png[29:33])[0]
+    assert crc == zlib.crc32(png[12:29]), "IHDR CRC"
+    assert width > 0 and height > 0
+    return width, height
+
+
+def check_page(html):
+    page = Page(html)
+    assert page.scripts == 0 and page.external == [], page.external
+    assert page.imgs, "no figures"
+    for img in page.imgs:
+        png_size(img["src"])
+        assert img.get("alt")
+    for cap in page.captions:
+        for word in ("machine:", "kernel:", "command line:", "method:"):
+            assert word in cap, f"{word} missing in caption {cap[:80]!r}"
+    return page
+
+
+def normalise(text, *dirs):
+    for d in dirs:
+        text = text.replace(str(d), "<tmp>")
+    return text
+
+
+@pytest.fixture(scope="module")
+def both(fixture_snapshots, tmp_path_factory):
+    """The report over the arm and arm64 snapshots: (text, summary, html, snapshot dir)."""
+    out = tmp_path_factory.mktemp("report")
+    snaps = [fixture_snapshots["qemu-arm"], fixture_snapshots["qemu-arm64"]]
+    res = report(*snaps, "-o", out / "r.html", "--summary-json", out / "s.json")
+    assert res.returncode == 0 and res.stderr == "", res.stderr
+    return (res.stdout, json.loads((out / "s.json").read_text()), (out / "r.html").read_text(),
+            snaps[0].parent)
+
+
+def test_golden_text_summary(both):
+    text, _, _, d = both
+    golden("report-arm-arm64.txt", normalise(text, d))
+
+
+def test_golden_json_summary(both):
+    _, summary, _, d = both
+    golden("report-arm-arm64.json", normalise(json.dumps(summary, indent=1) + "\n", d))
+
+
+@pytest.mark.parametrize("fixture", ["qemu-arm", "qemu-arm64"])
+def test_summary_agrees_with_cmadebug(both, fixture):
+    """Every number in the summary is the one cmadebug's own JSON gives."""
+    _, summary, _, _ = both
+    expected = {c: json.loads((FIXTURES / fixture / "expected" / f"{c}.json").read_text())
+                for c in ("areas", "stats", "failures", "bitmap")}
+    system = next(s for s in summary["systems"] if f"{fixture}/root" in s["method"])
+    assert system["machine"] == "unknown"  # the snapshot does not record it
+    assert system["cmdline"] == (FIXTURES / fixture / "root/proc/cmdline").read_text().strip()
+    for area in expected["areas"]["areas"]:
+        got = next(a for a in system["areas"] if a["name"] == area["name"])
+        assert (got["base_pfn"], got["count_pages"], got["used_pages"]) == \
+            (area["base_pfn"], area["count_pages"], area["used_pages"])
+        st = next(s for s in expected["stats"]["areas"] if s["name"] == area["name"])
+        assert got["failures_by_stage"] == {k: st["failed_" + k.replace("-", "_")] for k in
+                                            ("isolate", "migrate", "test", "no-space", "signal", "other")}
+        fails = [f for f in expected["failures"]["failures"] if f["area"] == area["name"]]
+        assert got["failure_log"]["records"] == len(fails)
+        assert sorted(p["pfn"] for p in got["most_blamed_pages"]) == \
+            sorted({f["pfn"] for f in fails if f["pfn"] is not None})
+        runs = [[r["first_pfn"], r["last_pfn"]] for r in expected["bitmap"]["runs"] if r["area"] == area["name"]]
+        assert got["allocated_runs"] == runs
+        assert sum(b - a + 1 for a, b in runs) == area["used_pages"]
+
+
+def test_html_structure(both):
+    _, summary, html, _ = both
+    page = check_page(html)
+    ids = [i for i, _ in page.sections]
+    assert {"summary", "system-1", "system-2", "tlb", "system-1-linear-map", "system-2-linear-map"} <= set(ids)
+    for n, s in enumerate(summary["systems"], 1):
+        for a in s["areas"]:
+            assert f"system-{n}-area-{a['name']}" in ids
+    text = page.all_text
+    for n in (1, 2):  # layout and alias: words, never zeros
+        assert page.section_text[f"system-{n}-linear-map"].count(NA_LINEAR) == 2
+    assert "No TLB A/B results given" in text
+    assert "Pages most often blamed" in text and "0x7e041" in text
+    # Heat strip, failures by stage and failure log for 'reserved' (failures);
+    # heat strip and by-stage bars for fimc-pool, in both systems.
+    assert len(page.imgs) == 2 * (3 + 2)
+
+
+def test_unpatched_kernel_says_not_available(fixture_snapshots, tmp_path):
+    """Stats and failures null (mainline kernel): said so, never zeros."""
+    root = tmp_path / "root"
+    shutil.copytree(FIXTURES / "qemu-arm" / "root", root)
+    for area in (root / "sys/kernel/debug/cma").iterdir():
+        for f in ("stats", "failures", "allocated", "devices"):
+            (area / f).unlink(missing_ok=True)
+    snap = make_snapshot(TOP / "cmadebug" / "cmadebug", root, tmp_path / "s.json")
+    res = report(snap, "-o", tmp_path / "r.html", "--summary-json", tmp_path / "s2.json")
+    assert res.returncode == 0, res.stderr
+    assert "failures by stage: not available in this snapshot (kernel lacks the CMA failure patches)" \
+        in res.stdout
+    summary = json.loads((tmp_path / "s2.json").read_text())
+    for a in summary["systems"][0]["areas"]:
+        assert a["failures_by_stage"] is None and a["failure_log"] is None and a["most_blamed_pages"] is None
+        assert a["map_source"] == "bitmap"
+    page = check_page((tmp_path / "r.html").read_text())
+    assert "failure log: not available in this snapshot" in page.all_text
+    assert len(page.imgs) == 2  # the heat strips only
+
+
+def _edit(src, dst, **keys):
+    doc = json.loads(pathlib.Path(src).read_text())
+    doc.update(keys)
+    pathlib.Path(dst).write_text(json.dumps(doc))
+    return dst
+
+
+def test_series_ordered_by_time(fixture_snapshots, tmp_path):
+    """Synthetic: the expected "time" key added to two snapshots of one tree,
+    given newest first; the report puts them in time order as one system."""
+    arm = fixture_snapshots["qemu-arm"]
+    new = _edit(arm, tmp_path / "b-new.json", time={"realtime_ns": 2_000_000_000, "monotonic_ns": 9})
+    old = _edit(arm, tmp_path / "a-old.json", time={"realtime_ns": 1_000_000_000, "monotonic_ns": 5})
+    res = report(new, old, "-o", tmp_path / "r.html", "--summary-json", tmp_path / "s.json")
+    assert res.returncode == 0, res.stderr
+    s = json.loads((tmp_path / "s.json").read_text())
+    assert len(s["systems"]) == 1
+    system = s["systems"][0]
+    assert [pathlib.Path(p["path"]).name for p in system["snapshots"]] == ["a-old.json", "b-new.json"]
+    assert system["order"] == "by time (snapshot time.realtime_ns)"
+    reserved = next(a for a in system["areas"] if a["name"] == "reserved")
+    assert reserved["used_pages_series"] == [64, 64]
+    assert reserved["failure_log"]["records"] == 3  # the same records twice count once
+    page = check_page((tmp_path / "r.html").read_text())
+    assert "Used and free pages of reserved per snapshot" in page.all_text
+    # Without time stamps the order is the command line's, and the report says so.
+    res = report(arm, arm, "--summary-json", "-")
+    assert json.loads(res.stdout)["systems"][0]["order"] == \
+        "as given on the command line (the snapshots record no time)"
+
+
+LINEAR_MAP = {  # synthetic, in the expected shape of reports/README.md
+    "splits": {"mapped": [{"size_bytes": 1 << 20, "bytes": 736 << 20},
+                          {"size_bytes": 4096, "bytes": 32 << 20}],
+               "splits": [{"from_size_bytes": 1 << 20, "to_size_bytes": 4096,
+                           "cause": "boot-cma-remap", "count": 16},
+                          {"from_size_bytes": 1 << 20, "to_size_bytes": 4096,
+                           "cause": "runtime", "count": 2}]},
+    "alias": {"conflicts": [{"pfn": 0x57000, "va1": 0xd7000000, "type1": "MEM/CACHED/WBRA",
+                             "va2": 0xffe00000, "type2": "MEM/BUFFERABLE/WC",
+                             "area": "fimc-pool", "device": "cmadebug-fimc"}],
+              "nr_conflicts": 1},
+}
+
+
+def test_linear_map_from_expected_keys(fixture_snapshots, tmp_path):
+    snap = _edit(fixture_snapshots["qemu-arm"], tmp_path / "lm.json", **LINEAR_MAP)
+    res = report(snap, "-o", tmp_path / "r.html")
+    assert res.returncode == 0, res.stderr
+    assert "linear map by mapping size: 1M 736 MiB (95.8%), 4K 32 MiB (4.2%)" in res.stdout
+    assert "linear-map splits: 16 1M->4K (boot-cma-remap), 2 1M->4K (runtime)" in res.stdout
+    assert "pfn 0x57000: 0xd7000000 MEM/CACHED/WBRA / 0xffe00000 MEM/BUFFERABLE/WC" in res.stdout
+    page = check_page((tmp_path / "r.html").read_text())
+    assert NA_LINEAR not in page.all_text
+    assert "The linear map by mapping size" in page.all_text
+    assert "Linear-map splits by cause and level" in page.all_text
+    assert "cmadebug-fimc" in page.all_text and "MEM/BUFFERABLE/WC" in page.all_text
+
+
+def test_linear_map_null_names_the_reason(fixture_snapshots, tmp_path):
+    snap = _edit(fixture_snapshots["qemu-arm"], tmp_path / "lm.json", splits=None, alias=None,
+                 missing=["splits: the linear_map patches (debugfs linear_map/)"])
+    res = report(snap)
+    assert res.returncode == 0, res.stderr
+    assert "linear map: not available in this snapshot (splits: the linear_map patches" in res.stdout
+    assert f"alias conflicts: {NA_LINEAR}" in res.stdout
+
+
+def assert_one_line(res, code, *words):
+    assert res.returncode == code, (res.returncode, res.stderr)
+    lines = res.stderr.splitlines()
+    assert len(lines) == 1 and "Traceback" not in res.stderr, res.stderr
+    assert lines[0].startswith("cmadebug-report: "), lines[0]
+    for w in words:
+        assert w in lines[0], (w, lines[0])
+
+
+@pytest.mark.parametrize("content, words", [
+    ("", ["empty file"]),
+    ("{not json", ["not JSON"]),
+    ("[1, 2]", ["expected an object"]),
+    ('{"schema": "something-else", "version": 1}', ["unknown schema 'something-else'"]),
+    ('{"schema": "cmadebug-snapshot", "version": 2}', ["version 2 is not supported"]),
+])
+def test_bad_input_is_one_line_exit_2(tmp_path, content, words):
+    bad = tmp_path / "bad.json"
+    bad.write_text(content)
+    assert_one_line(report(bad), 2, str(bad), *words)
+
+
+@pytest.mark.parametrize("edit, words", [
+    (lambda d: d["areas"].update(areas=[], nr_areas=0), ["no CMA areas"]),
+    (lambda d: d.update(areas=None), ["no CMA areas"]),
+    (lambda d: d["areas"].update(areas="many"), ["areas.areas", "expected a list"]),
+    (lambda d: d["areas"]["areas"][0].update(used_pages="x"), ["areas.areas[0].used_pages", "integer"]),
+    (lambda d: d["bitmap"]["runs"][0].update(area="nowhere"), ["bitmap.runs[0]", "unknown area"]),
+    (lambda d: d["failures"]["failures"][0].pop("stage"), ["failures.failures[0].stage", "missing"]),
+    (lambda d: d.update(alias={"conflicts": [], "nr_conflicts": 3}), ["alias.nr_conflicts"]),
+])
+def test_malformed_snapshot_is_one_line_exit_2(fixture_snapshots, tmp_path, edit, words):
+    doc = json.loads(fixture_snapshots["qemu-arm"].read_text())
+    edit(doc)
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc))
+    assert_one_line(report(bad, "-o", tmp_path / "r.html"), 2, *words)
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_missing_file_exit_2(tmp_path):
+    assert_one_line(report(tmp_path / "nope.json"), 2, "No such file")
+
+
+@pytest.mark.parametrize("args", [[], ["--bogus"], ["--tlb"]])
+def test_usage_exit_1(args):
+    assert_one_line(report(*args), 1)
+
+
+def test_help_exit_0():
+    res = report("--help")
+    assert res.returncode == 0 and "SNAPSHOT" in res.stdout
+
+
+def test_tlb_section(fixture_snapshots, tmp_path):
+    """Synthetic A/B results (perf's format, test_abstats.make_results), one
+    event not supported: the section has distributions, the interval, and the
+    words "not supported" where the event would be."""
+    from test_abstats import NS, make_results, run_of
+
+    runs_a = [[run_of(1000, 10 + i, [("l2d_tlb_refill:k", NS, "", 100.0)]) for i in range(3)]] * 2
+    runs_b = [[run_of(1000, 20 + i, [("l2d_tlb_refill:k", NS, "", 100.0)]) for i in range(3)]] * 2
+    root = make_results(tmp_path / "res", {"split": runs_a, "nosplit": runs_b})
+    (root / "manifest.json").write_text('{"baseline": "split"}')
+    res = report(fixture_snapshots["qemu-arm64"], "--tlb", root, "-o", tmp_path / "r.html",
+                 "--summary-json", tmp_path / "s.json")
+    assert res.returncode == 0, res.stderr
+    assert "nosplit vs split: relative difference, 95% CI" in res.stdout
+    page = check_page((tmp_path / "r.html").read_text())
+    tlb = page.section_text["tlb"]
+    assert "Medians per variant" in tlb and "nosplit vs split" in tlb
+    assert "not supported (perf: <not supported>)" in tlb
+    assert "test board" in tlb and "hierarchical bootstrap" in tlb
+    summary = json.loads((tmp_path / "s.json").read_text())
+    cmp = summary["tlb"][0]["comparisons"][0]["metrics"]
+    assert cmp["l2d_tlb_refill:k"]["status"] == "not supported" and "ratio" not in cmp["l2d_tlb_refill:k"]
+    # The same results from an abstats --json file.
+    (tmp_path / "ab.json").write_text(json.dumps(summary["tlb"][0]))
+    res2 = report("--tlb", tmp_path / "ab.json", "--summary-json", "-")
+    assert res2.returncode == 0, res2.stderr
+    assert json.loads(res2.stdout)["tlb"] == summary["tlb"]
+
+
+@pytest.mark.parametrize("content, words", [
+    ("", "empty file"),
+    ('{"schema": "cmadebug-snapshot", "version": 1}', "not TLB A/B results"),
+    ('{"schema": "cmadebug-abstats", "version": 9}', "version 9 is not supported"),
+])
+def test_bad_tlb_input(tmp_path, content, words):
+    bad = tmp_path / "ab.json"
+    bad.write_text(content)
+    assert_one_line(report("--tlb", bad), 2, words)
+
+
+def test_tlb_sweep_section(tmp_path):
+    """Synthetic sweep (walker reports at five working-set sizes, a step
+    between 4 and 8 MiB) with the TLB reach from the manifest."""
+    from test_abstats import make_results, run_of
+
+    sizes = [1 << 20, 2 << 20, 4 << 20, 8 << 20, 16 << 20]
+    walks = dict(zip(sizes, [10, 12, 15, 400, 420]))
+    runs = [[run_of(100_000, walks[s] + r) for s in sizes for r in range(2)]] * 2
+    root = make_results(tmp_path / "sw", {"a": runs, "b": runs},
+                        walker=lambda v, b, r: {"working_set_bytes": sizes[(r - 1) // 2],
+                                                "pages_touched": 256, "elapsed_ns": 25600})
+    (root / "manifest.json").write_text('{"tlb_reach_bytes": 6291456}')
+    res = report("--tlb", root, "-o", tmp_path / "r.html")
+    assert res.returncode == 0, res.stderr
+    assert "sweep a: walks_per_1k_instructions jumps between 4 MiB and 8 MiB" in res.stdout
+    page = check_page((tmp_path / "r.html").read_text())
+    tlb = page.section_text["tlb"]
+    assert "Working-set sweep" in tlb and "TLB walks per 1k instructions against the working set" in tlb
+    assert "(TLB reach not given)" not in tlb
+    assert "ns_per_access" in tlb and "100" in tlb  # 25600 ns / 256 pages

@@ -1,0 +1,114 @@
+"""The HTML report in a real browser: Debian's chromium, headless.
+
+How: the report has no scripts of its own, so the test writes a copy of it
+with two small inline scripts added — one at the top of <head> that records
+every error event (uncaught exceptions, images or other resources that fail
+to load, CSP violations) from the first moment, one at the end of <body>
+that, on 'load', writes what it found as JSON into a <pre> element.
+'chromium --headless --dump-dom' prints the DOM after loading (with
+--virtual-time-budget so pending tasks run first); the test reads the <pre>
+back.  Console messages come out on stderr with --enable-logging=stderr, one
+"CONSOLE" line each; the page and the added scripts log nothing, so any such
+line is a failure.  Only Debian's chromium and the standard library: no
+DevTools client, no webdriver.
+"""
+import html
+import json
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from test_report import LINEAR_MAP, Page, _edit, report
+
+HEAD_HOOK = """<script>
+window.__cmadebugErrors = [];
+window.addEventListener("error", function (e) {
+  var t = e.target;
+  __cmadebugErrors.push(e.message || (t && (t.src || t.href)) || e.type);
+}, true);
+window.addEventListener("unhandledrejection", function (e) { __cmadebugErrors.push("rejection: " + e.reason); });
+document.addEventListener("securitypolicyviolation", function (e) { __cmadebugErrors.push("csp: " + e.blockedURI); });
+</script>"""
+
+CHECKS = """<script>
+window.addEventListener("load", function () {
+  var out = {
+    errors: __cmadebugErrors,
+    title: document.title,
+    sections: Array.prototype.map.call(document.querySelectorAll("section"), function (s) { return s.id; }),
+    images: Array.prototype.map.call(document.images, function (i) {
+      return {alt: i.alt, complete: i.complete, w: i.naturalWidth, h: i.naturalHeight,
+              data: i.src.indexOf("data:image/png;base64,") === 0};
+    }),
+    resources: performance.getEntriesByType("resource").map(function (r) { return r.name; })
+  };
+  var pre = document.createElement("pre");
+  pre.id = "cmadebug-checks";
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+});
+</script>"""
+
+
+def chromium():
+    for name in ("chromium", "chromium-browser"):
+        path = shutil.which(name)
+        if path:
+            return path
+    pytest.skip("chromium not installed")
+
+
+def in_browser(tmp_path, page_html):
+    assert page_html.count("<head>") == 1 and page_html.count("</body>") == 1
+    test_copy = page_html.replace("<head>", "<head>" + HEAD_HOOK).replace("</body>", CHECKS + "</body>")
+    page = tmp_path / "test-copy.html"
+    page.write_text(test_copy)
+    res = subprocess.run(
+        [chromium(), "--headless", "--disable-gpu", "--no-sandbox", "--no-first-run",
+         f"--user-data-dir={tmp_path / 'profile'}", "--enable-logging=stderr", "--v=0",
+         "--virtual-time-budget=10000", "--dump-dom", page.as_uri()],
+        capture_output=True, text=True, timeout=180,
+        env=dict(os.environ, HOME=str(tmp_path)))
+    m = re.search(r'<pre id="cmadebug-checks">(.*?)</pre>', res.stdout, re.S)
+    assert m, f"no checks in the dumped DOM (exit {res.returncode}); stderr tail: {res.stderr[-2000:]}"
+    console = [l for l in res.stderr.splitlines() if ":CONSOLE" in l]
+    return json.loads(html.unescape(m.group(1))), console
+
+
+def test_report_in_headless_chromium(fixture_snapshots, tmp_path):
+    from test_abstats import NS, make_results, run_of
+
+    # Every kind of figure: two systems, the linear map (synthetic expected
+    # keys), a TLB A/B with a not-supported event.
+    lm = _edit(fixture_snapshots["qemu-arm"], tmp_path / "arm-lm.json", **LINEAR_MAP)
+    runs = {v: [[run_of(1000, k + i, [("l2d_tlb_refill:k", NS, "", 100.0)]) for i in range(3)]] * 2
+            for v, k in (("split", 10), ("nosplit", 20))}
+    results = make_results(tmp_path / "res", runs)
+    out = tmp_path / "report.html"
+    res = report(lm, fixture_snapshots["qemu-arm64"], "--tlb", results, "-o", out, "-q")
+    assert res.returncode == 0, res.stderr
+    page_html = out.read_text()
+    parsed = Page(page_html)
+
+    checks, console = in_browser(tmp_path, page_html)
+    assert checks["errors"] == []
+    assert console == [], console
+    assert checks["title"] == "cmadebug report"
+    assert checks["resources"] == [], "the page fetched something"
+    assert checks["sections"] == [sid for sid, _ in parsed.sections]
+    assert {"summary", "system-1", "system-1-area-reserved", "system-1-linear-map",
+            "system-2", "system-2-area-fimc-pool", "tlb", "tlb-1"} <= set(checks["sections"])
+    assert len(checks["images"]) == len(parsed.imgs) >= 12
+    for img in checks["images"]:
+        assert img["data"] and img["complete"] and img["w"] > 0 and img["h"] > 0, img
+
+
+def test_broken_image_is_caught(tmp_path):
+    """The harness itself: a bad data: PNG is reported, not passed."""
+    bad = ('<!DOCTYPE html><html><head><title>t</title></head><body><section id="s">'
+           '<img src="data:image/png;base64,AAAA" alt="x"></section></body></html>')
+    checks, _ = in_browser(tmp_path, bad)
+    assert checks["errors"] and checks["images"][0]["w"] == 0

@@ -32,6 +32,9 @@ provoke() {
 		echo cmadebug-fimc >/sys/bus/platform/drivers/dma-cma-test/bind
 		echo 1048576 >/sys/kernel/debug/dma-cma-test/cmadebug-fimc/alloc
 	fi
+	# one deliberate write-combined alias of a cached lowmem page
+	lm=/sys/kernel/debug/linear_map/inject
+	[ -d $lm ] && echo 1 >$lm/alias_add
 }
 [ -n "${CAPTURE_OUT:-}" ] || provoke
 
@@ -49,6 +52,12 @@ for e in cma/cma_alloc_start cma/cma_alloc_finish cma/cma_alloc_busy_retry \
 	copy /sys/kernel/tracing/events/$e/format /sys/kernel/tracing/events/$e/id
 done
 copy /sys/kernel/debug/kernel_page_tables
+copy /sys/kernel/debug/linear_map/layout /sys/kernel/debug/linear_map/splits \
+	/sys/kernel/debug/linear_map/attr_changes /sys/kernel/debug/linear_map/alias_check \
+	/sys/kernel/debug/linear_map/inject/aliases
+for e in linear_map/linear_map_split linear_map/linear_map_attr_change; do
+	copy /sys/kernel/tracing/events/$e/format /sys/kernel/tracing/events/$e/id
+done
 
 # What cmadebug says on the live guest: the host tests expect the same output
 # from 'cmadebug --root root/' on the captured copy.

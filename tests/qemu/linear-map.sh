@@ -72,7 +72,7 @@ last_buffer_pfn() {
 
 test_linear_map_files_and_modes() {
 	for f in layout:400 splits:400 attr_changes:400 alias_check:400 \
-		inject/aliases:400 inject/alias_add:200 inject/alias_remove:200; do
+		inject/aliases:400 inject/alias_add:200 inject/alias_remove:200 walk:600; do
 		[ -e $LM/${f%:*} ] || t_fail "$LM/${f%:*} missing" || return 1
 		t_eq "mode of ${f%:*}" "${f#*:}" "$(stat -c %a $LM/${f%:*})" || return 1
 	done
@@ -285,13 +285,51 @@ test_page_granular_linear_map() {
 		t_fail "no page-granular splits recorded"
 }
 
+# The forced-split suites' range: split in one boot, walked in every boot.
+case $LM_ARCH in
+arm) WALK_START=0x60000000 ;;
+arm64) WALK_START=0x48000000 ;;
+esac
+
+test_walk_rejects_bad_input() {
+	ram=$WALK_START
+	for v in "" "start=$ram" "start=$ram pages=1" "start=$((ram + 1)) pages=1 accesses=1" \
+		"start=$ram pages=0 accesses=1" "start=$ram pages=1 accesses=0" \
+		"start=0 pages=1 accesses=1" "start=$ram pages=1048577 accesses=1" \
+		"start=$ram pages=1 accesses=4294967297" "start=$ram pages=1 accesses=1 foo=1" \
+		"start=$ram start=$ram pages=1 accesses=1" "start=$ram pages=-1 accesses=1" \
+		"start=$ram pages=1x accesses=1" "start=0xffffffffffff0000 pages=16 accesses=1" \
+		"start=$ram pages=1000000 accesses=1"; do
+		if echo "$v" >$LM/walk 2>/dev/null; then
+			t_fail "walk accepted '$v'"
+			return 1
+		fi
+	done
+	t_eq "walk after bad input only" runs=0 "$(cat $LM/walk)"
+}
+
+test_walk_runs_over_range() {
+	echo "start=$WALK_START pages=4096 accesses=100000 seed=7" >$LM/walk ||
+		t_fail "walk over $WALK_START failed" || return 1
+	out=$(cat $LM/walk)
+	echo "# $out"
+	case $out in
+	"start=$WALK_START pages=4096 accesses=100000 seed=7 cpu=0 elapsed_ns="*" faults=0 checksum="*) ;;
+	*) t_fail "unexpected result '$out'" || return 1 ;;
+	esac
+	ns=${out#*elapsed_ns=}
+	[ "${ns%% *}" -gt 0 ] || t_fail "elapsed_ns is ${ns%% *}"
+}
+
 LM_MAIN_TESTS="
 	test_linear_map_files_and_modes
 	test_layout_adds_up_to_boot_mapping
 	test_layout_agrees_with_ptdump
 	test_alias_injection_found_and_removed
 	test_inject_rejects_bad_input
-	test_alias_check_during_alloc_free"
+	test_alias_check_during_alloc_free
+	test_walk_rejects_bad_input
+	test_walk_runs_over_range"
 LM_ARM_MAIN_TESTS="
 	test_private_pool_split_at_boot
 	test_alias_check_clean_at_boot
@@ -312,6 +350,7 @@ LM_NO_DEFAULT_CMA_TESTS="
 	test_layout_agrees_with_ptdump"
 LM_FORCED_SPLIT_TESTS="
 	test_forced_split_counted
+	test_walk_runs_over_range
 	test_layout_adds_up_to_boot_mapping
 	test_layout_agrees_with_ptdump"
 LM_RODATA_FULL_TESTS="

@@ -106,6 +106,7 @@ report:
 # Instruction-count benchmarks (bench/); they print ratios, they do not fail.
 bench: deps-if-missing
 	@bench/cma-alloc.sh
+	@bench/linear-map.sh
 
 # checkpatch --strict on the series, as patches.  Run from outside this git
 # tree: inside it checkpatch checks git-tracked files as plain source files

@@ -24,10 +24,12 @@ make -s -C "$TOP/cmadebug" O="$out/cmadebug" CROSS_COMPILE="$(cross_compile "$ar
 	die "cross-building cmadebug for $arch failed (log: $out/cmadebug-build.log)"
 }
 
-# The guest side of bench/cma-alloc.sh.
-"$(cross_compile "$arch")gcc" -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -static \
-	-o "$out/cma-alloc-bench" "$TOP/bench/cma_alloc_bench.c" ||
-	die "cross-building bench/cma_alloc_bench.c for $arch failed"
+# The guest sides of bench/cma-alloc.sh and bench/linear-map.sh.
+for b in cma_alloc_bench read_bench; do
+	"$(cross_compile "$arch")gcc" -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -static \
+		-o "$out/${b//_/-}" "$TOP/bench/$b.c" ||
+		die "cross-building bench/$b.c for $arch failed"
+done
 
 gen=$BUILD/host/gen_init_cpio
 if [ ! -x "$gen" ] || [ "$KERNEL_SRC/usr/gen_init_cpio.c" -nt "$gen" ]; then
@@ -45,6 +47,7 @@ list=$out/initramfs.list
 	echo "file /init $TOP/tests/qemu/init 0755 0 0"
 	echo "file /usr/bin/cmadebug $out/cmadebug/cmadebug 0755 0 0"
 	echo "file /usr/bin/cma-alloc-bench $out/cma-alloc-bench 0755 0 0"
+	echo "file /usr/bin/read-bench $out/read-bench 0755 0 0"
 	for f in "$TOP"/tests/qemu/*.sh; do
 		echo "file /tests/$(basename "$f") $f 0644 0 0"
 	done

@@ -1,5 +1,27 @@
-# make bench (bench/cma-alloc.sh): instruction counts of CMA allocate/release
-# pairs and of failing allocations, with the cma trace events off and on.
+# make bench: instruction counts (QEMU -icount) for the benchmark that
+# cmadebug.bench= names: cma (bench/cma-alloc.sh, the default) or
+# linear-map (bench/linear-map.sh).
+bench=cma
+for arg in $(cat /proc/cmdline); do
+	case $arg in
+	cmadebug.bench=*) bench=${arg#cmadebug.bench=} ;;
+	esac
+done
+
+# One read of alias_check against one of ptdump's file, on the same kernel:
+# the check walks less of the tables than ptdump and prints much less.
+if [ $bench = linear-map ]; then
+	echo 1 >/sys/kernel/debug/linear_map/inject/alias_add # something to report
+	for run in 1 2 3; do
+		for f in kernel_page_tables linear_map/alias_check linear_map/layout; do
+			echo "bench: run=$run $(read-bench /sys/kernel/debug/$f 20)"
+		done
+	done
+	exit 0
+fi
+
+# CMA allocate/release pairs and failing allocations, with the cma trace
+# events off and on.
 AREA=/sys/kernel/debug/cma/reserved
 EVENTS=/sys/kernel/tracing/events/cma
 N=${BENCH_N:-1000}

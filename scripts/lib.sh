@@ -118,7 +118,8 @@ suite_cmdline() {
 	# with a range outside RAM too: rejected with a boot message
 	arm:unsafe-sections) echo "dma_cma_keep_sections linear_map_split=16M@0x10000000" ;;
 	arm:no-default-cma) echo "cma=0" ;;
-	arm:forced-split) echo "linear_map_split=16M@0x60000000" ;;
+	# and a malformed dma_cma_keep_sections (it takes no value): refused
+	arm:forced-split) echo "linear_map_split=16M@0x60000000 dma_cma_keep_sections=1" ;;
 	arm64:rodata-full) echo "rodata=full" ;;
 	arm64:forced-split) echo "rodata=on linear_map_split=16M@0x48000000" ;;
 	*) die "no suite '$2' on $1 (suites: $(board_suites "$1"))" ;;

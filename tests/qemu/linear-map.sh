@@ -321,6 +321,14 @@ test_walk_runs_over_range() {
 	[ "${ns%% *}" -gt 0 ] || t_fail "elapsed_ns is ${ns%% *}"
 }
 
+# arm forced-split suite: dma_cma_keep_sections=1 is malformed, so ignored.
+test_malformed_keep_sections_ignored() {
+	dmesg | grep -q "Malformed early option 'dma_cma_keep_sections'" ||
+		t_fail "no boot message for dma_cma_keep_sections=1" || return 1
+	t_eq "cma-remap total (fimc-pool split as usual)" 16 \
+		"$(sed -n 's/^total cause=cma-remap count=//p' $LM/splits)"
+}
+
 LM_MAIN_TESTS="
 	test_linear_map_files_and_modes
 	test_layout_adds_up_to_boot_mapping
@@ -348,6 +356,8 @@ LM_UNSAFE_SECTIONS_TESTS="
 LM_NO_DEFAULT_CMA_TESTS="
 	test_remap_allocator_alias_found
 	test_layout_agrees_with_ptdump"
+LM_ARM_FORCED_SPLIT_TESTS="
+	test_malformed_keep_sections_ignored"
 LM_FORCED_SPLIT_TESTS="
 	test_forced_split_counted
 	test_walk_runs_over_range

@@ -116,6 +116,7 @@ done
 case $suite:$LM_ARCH in
 main:arm) lm_board_tests=$LM_ARM_MAIN_TESTS ;;
 main:arm64) lm_board_tests=$LM_ARM64_MAIN_TESTS ;;
+forced-split:arm) lm_board_tests=$LM_ARM_FORCED_SPLIT_TESTS ;;
 esac
 
 # shellcheck disable=SC2086 # the lists are words
@@ -139,7 +140,7 @@ main)
 lowmem-cma) run_ktap $LM_LOWMEM_CMA_TESTS ;;
 unsafe-sections) run_ktap $LM_UNSAFE_SECTIONS_TESTS ;;
 no-default-cma) run_ktap $LM_NO_DEFAULT_CMA_TESTS ;;
-forced-split) run_ktap $LM_FORCED_SPLIT_TESTS ;;
+forced-split) run_ktap $LM_FORCED_SPLIT_TESTS $lm_board_tests ;;
 rodata-full) run_ktap $LM_RODATA_FULL_TESTS ;;
 *) echo "cmadebug-guest: unknown cmadebug.suite=$suite" ;;
 esac

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The board's device tree: QEMU's own (dumped with the exact options the boot
-# uses) plus kernel-patches/dts/<arch>.dtsi.  Prints the .dtb path.
+# uses) plus kernel-patches/dts/<arch>.dtsi, or <arch>-<VARIANT>.dtsi with
+# BOARD_DTS=VARIANT (make compare's strategies).  Prints the .dtb path.
 #
 #   board-dtb.sh arm|arm64 OUTDIR
 set -euo pipefail
@@ -9,6 +10,8 @@ set -euo pipefail
 arch=${1:-}
 check_arch "$arch"
 out=${2:?usage: board-dtb.sh ARCH OUTDIR}
+dtsi=$arch${BOARD_DTS:+-$BOARD_DTS}
+[ -f "$TOP/kernel-patches/dts/$dtsi.dtsi" ] || die "no kernel-patches/dts/$dtsi.dtsi (BOARD_DTS=${BOARD_DTS:-})"
 read -r -a board <<<"$(qemu_board "$arch")"
 require_cmd "${board[0]}" qemu-system-arm
 require_cmd dtc device-tree-compiler
@@ -22,10 +25,10 @@ board+=(-machine "dumpdtb=$tmp/qemu.dtb")
 dtc -q -I dtb -O dts -o "$tmp/qemu.dts" "$tmp/qemu.dtb"
 {
 	cat "$tmp/qemu.dts"
-	echo "/include/ \"$arch.dtsi\""
+	echo "/include/ \"$dtsi.dtsi\""
 } >"$tmp/board.dts"
 dtc -q -I dts -O dtb -i "$TOP/kernel-patches/dts" -o "$tmp/board.dtb" "$tmp/board.dts" 2>"$tmp/dtc.err" ||
-	die "dtc failed on kernel-patches/dts/$arch.dtsi: $(head -n 3 "$tmp/dtc.err" | tr '\n' ' ')"
-mv "$tmp/board.dts" "$out/board.dts"
-mv "$tmp/board.dtb" "$out/board.dtb"
-echo "$out/board.dtb"
+	die "dtc failed on kernel-patches/dts/$dtsi.dtsi: $(head -n 3 "$tmp/dtc.err" | tr '\n' ' ')"
+mv "$tmp/board.dts" "$out/$dtsi.dts"
+mv "$tmp/board.dtb" "$out/$dtsi.dtb"
+echo "$out/$dtsi.dtb"

@@ -4,9 +4,11 @@
 #
 #   on   the board config + PAGE_OWNER and MEMORY_HOTPLUG (arm64), whose code
 #        the series touches
-#   off  the board config without CMA_DEBUGFS (so no failure log, no fault
-#        injection)
+#   off  the board config without CMA_DEBUGFS and LINEAR_MAP_DEBUGFS (so no
+#        failure log, no linear_map files, no fault injection, no walker)
 #   nocma  without CMA at all (only at the tip of the series)
+#   lmcore LINEAR_MAP_DEBUGFS without its fault injection and walker (tip)
+#   lpae   arm with LPAE: 2M blocks instead of sections (tip)
 #
 # Out of tree in $CMADEBUG_CACHE/matrix/, from a git worktree of the cache
 # tree, so the work tree is left alone.  Prints one line per build and a
@@ -32,7 +34,9 @@ extra_config() {
 		echo "CONFIG_PAGE_OWNER=y"
 		[ "$arch" = arm64 ] && echo "CONFIG_MEMORY_HOTPLUG=y" && echo "CONFIG_MEMORY_HOTREMOVE=y"
 		;;
-	off) echo "# CONFIG_CMA_DEBUGFS is not set" ;;
+	off) printf '%s\n' "# CONFIG_CMA_DEBUGFS is not set" "# CONFIG_LINEAR_MAP_DEBUGFS is not set" ;;
+	lmcore) printf '%s\n' "# CONFIG_LINEAR_MAP_FAULT_INJECT is not set" "# CONFIG_LINEAR_MAP_BENCH is not set" ;;
+	lpae) printf '%s\n' "CONFIG_ARM_LPAE=y" ;;
 	nocma) printf '%s\n' "# CONFIG_CMA is not set" "# CONFIG_DMA_CMA is not set" ;;
 	esac
 	return 0
@@ -71,7 +75,7 @@ build_one() {
 		"${kmake[@]}" olddefconfig &&
 		variant_applied "$frag" "$obj/.config" &&
 		"${kmake[@]}" -j"$(nproc)" "$(basename "$(kernel_image_path "$arch")")"; } >"$log" 2>&1 &&
-		! grep -E "^[^ ]*(mm|include|kernel/dma)/[^ ]*: (warning|error):" "$log" >/dev/null; then
+		! grep -E "^[^ ]*(mm|include|kernel/dma|arch/arm(64)?/mm)/[^ ]*: (warning|error):" "$log" >/dev/null; then
 		pass=$((pass + 1))
 		echo "ok   $arch $variant: $subject"
 	else
@@ -90,6 +94,8 @@ for commit in "${commits[@]}"; do
 done
 for arch in arm arm64; do
 	build_one "${commits[-1]}" "$arch" nocma
+	build_one "${commits[-1]}" "$arch" lmcore
 done
+build_one "${commits[-1]}" arm lpae
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

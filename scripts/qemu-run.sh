@@ -6,6 +6,8 @@
 #                              main) picks the command line: lib.sh board_suites
 #   qemu-run.sh ARCH demo      print 'cmadebug areas' from inside the guest
 #   qemu-run.sh ARCH capture NAME   capture a fixture tree into tests/fixtures/NAME
+#   qemu-run.sh ARCH compare NAME   run make compare's workload, results into
+#                              build/compare/ARCH/NAME (scripts/compare.sh)
 #   qemu-run.sh ARCH bench     print the guest's "bench:" lines (bench/cma-alloc.sh)
 #   qemu-run.sh ARCH shell     boot to a shell on this terminal
 #
@@ -19,8 +21,8 @@ arch=${1:-}
 check_arch "$arch"
 mode=${2:-test}
 case $mode in
-test | demo | capture | bench | shell) ;;
-*) die "unknown mode '$mode' (test, demo, capture, bench, shell)" ;;
+test | demo | capture | compare | bench | shell) ;;
+*) die "unknown mode '$mode' (test, demo, capture, compare, bench, shell)" ;;
 esac
 
 suite=main
@@ -35,11 +37,12 @@ kdir=${KERNEL_DIR:-$("$TOP/scripts/kernel-build.sh" "$arch")}
 [ -f "$kdir/.complete" ] || die "KERNEL_DIR $kdir holds no finished kernel"
 out=$BUILD/$arch
 mkdir -p "$out"
-dtb=$("$TOP/scripts/board-dtb.sh" "$arch" "$out")
+dtb=$("$TOP/scripts/board-dtb.sh" "$arch" "$out")  # BOARD_DTS picks a variant
 initrd=$("$TOP/scripts/initramfs.sh" "$arch" "$out")
 image=$kdir/$(basename "$(kernel_image_path "$arch")")
 log=$out/console-$mode.log
 [ "$suite" = main ] || log=$out/console-$mode-$suite.log
+[ "$mode" != compare ] || log=$out/console-compare-${3:-}.log
 timeout_s=${QEMU_TIMEOUT:-300}
 read -r -a board <<<"$(qemu_board "$arch")"
 
@@ -88,10 +91,15 @@ demo)
 			die "the guest printed no 'cmadebug areas' output"
 		}
 	;;
-capture)
-	name=${3:?usage: qemu-run.sh ARCH capture NAME}
-	dest=$TOP/tests/fixtures/$name
-	tmp=$(mktemp -d "$TOP/tests/fixtures/.$name.XXXXXX")
+capture | compare)
+	name=${3:?usage: qemu-run.sh ARCH $mode NAME}
+	if [ "$mode" = capture ]; then
+		dest=$TOP/tests/fixtures/$name
+	else
+		dest=$BUILD/compare/$arch/$name
+	fi
+	mkdir -p "$(dirname "$dest")"
+	tmp=$(mktemp -d "$(dirname "$dest")/.$name.XXXXXX")
 	if ! sed -n '/^=== CMADEBUG CAPTURE BEGIN ===/,/^=== CMADEBUG CAPTURE END ===/p' "$log" |
 		tr -d '\r' | grep -v '^===' | base64 -d | tar -C "$tmp" -xzf -; then
 		rm -rf "$tmp"
@@ -100,6 +108,6 @@ capture)
 	fi
 	rm -rf "$dest"
 	mv "$tmp" "$dest"
-	note "captured tests/fixtures/$name"
+	note "captured ${dest#"$TOP"/}"
 	;;
 esac

@@ -9,46 +9,6 @@
 static const char patch_feature[] =
 	"the cmadebug CMA failure patches (kernel-patches/, CONFIG_CMA_DEBUGFS)";
 
-/* A signed decimal, for err, refcount and mapcount. */
-static int parse_s64(const char *s, size_t len, int64_t *v)
-{
-	uint64_t u;
-	bool neg = len && s[0] == '-';
-	int ret = parse_u64(s + neg, len - neg, &u);
-
-	if (ret)
-		return ret;
-	if (u > (uint64_t)INT64_MAX)
-		return -ERANGE;
-	*v = neg ? -(int64_t)u : (int64_t)u;
-	return 0;
-}
-
-/* "0x1f" only: the kernel prints pfns and flags in hex. */
-static int parse_hex(const char *s, size_t len, uint64_t *v)
-{
-	uint64_t x = 0;
-
-	if (len < 3 || s[0] != '0' || s[1] != 'x')
-		return -EINVAL;
-	for (size_t i = 2; i < len; i++) {
-		char c = s[i];
-		unsigned int d;
-
-		if (c >= '0' && c <= '9')
-			d = (unsigned int)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			d = (unsigned int)(c - 'a' + 10);
-		else
-			return -EINVAL;
-		if (x >> 60)
-			return -ERANGE;
-		x = x << 4 | d;
-	}
-	*v = x;
-	return 0;
-}
-
 static int copy_word(const char *s, size_t len, char *dst)
 {
 	if (!len || len >= FAIL_WORD_MAX)
@@ -56,11 +16,6 @@ static int copy_word(const char *s, size_t len, char *dst)
 	memcpy(dst, s, len);
 	dst[len] = '\0';
 	return 0;
-}
-
-static bool key_is(const char *key, size_t klen, const char *want)
-{
-	return strlen(want) == klen && !memcmp(key, want, klen);
 }
 
 /* One key=value of a record. */
@@ -102,37 +57,6 @@ static int record_field(struct cma_failure_rec *r, const char *key,
 	if (key_is(key, klen, "owner"))
 		return parse_u64(val, vlen, &r->owner);
 	return 0;	/* a field a newer kernel added */
-}
-
-/* Calls FN for each key=value token of LINE; stops at the first error. */
-static int for_each_kv(const char *line, size_t len,
-		       int (*fn)(void *ctx, const char *key, size_t klen,
-				 const char *val, size_t vlen),
-		       void *ctx)
-{
-	const char *p = line, *end = line + len;
-
-	while (p < end) {
-		const char *tok_end, *eq;
-		int ret;
-
-		while (p < end && *p == ' ')
-			p++;
-		if (p == end)
-			break;
-		tok_end = memchr(p, ' ', (size_t)(end - p));
-		if (!tok_end)
-			tok_end = end;
-		eq = memchr(p, '=', (size_t)(tok_end - p));
-		if (!eq || eq == p)
-			return -EINVAL;
-		ret = fn(ctx, p, (size_t)(eq - p), eq + 1,
-			 (size_t)(tok_end - eq - 1));
-		if (ret)
-			return ret;
-		p = tok_end;
-	}
-	return 0;
 }
 
 static int record_kv(void *ctx, const char *key, size_t klen, const char *val,

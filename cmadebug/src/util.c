@@ -56,6 +56,95 @@ int parse_u64(const char *buf, size_t len, uint64_t *val)
 	return 0;
 }
 
+int parse_s64(const char *buf, size_t len, int64_t *val)
+{
+	bool neg = len && buf[0] == '-';
+	uint64_t u;
+	int ret = parse_u64(buf + neg, len - neg, &u);
+
+	if (ret)
+		return ret;
+	if (u > (uint64_t)INT64_MAX)
+		return -ERANGE;
+	*val = neg ? -(int64_t)u : (int64_t)u;
+	return 0;
+}
+
+int parse_hex(const char *buf, size_t len, uint64_t *val)
+{
+	uint64_t x = 0;
+
+	if (len < 3 || buf[0] != '0' || buf[1] != 'x')
+		return -EINVAL;
+	for (size_t i = 2; i < len; i++) {
+		char c = buf[i];
+		unsigned int d;
+
+		if (c >= '0' && c <= '9')
+			d = (unsigned int)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			d = (unsigned int)(c - 'a' + 10);
+		else
+			return -EINVAL;
+		if (x >> 60)
+			return -ERANGE;
+		x = x << 4 | d;
+	}
+	*val = x;
+	return 0;
+}
+
+bool key_is(const char *key, size_t klen, const char *want)
+{
+	return strlen(want) == klen && !memcmp(key, want, klen);
+}
+
+int for_each_kv(const char *line, size_t len,
+		int (*fn)(void *ctx, const char *key, size_t klen,
+			  const char *val, size_t vlen),
+		void *ctx)
+{
+	const char *p = line, *end = line + len;
+
+	while (p < end) {
+		const char *tok_end, *eq;
+		int ret;
+
+		while (p < end && *p == ' ')
+			p++;
+		if (p == end)
+			break;
+		tok_end = memchr(p, ' ', (size_t)(end - p));
+		if (!tok_end)
+			tok_end = end;
+		eq = memchr(p, '=', (size_t)(tok_end - p));
+		if (!eq || eq == p)
+			return -EINVAL;
+		ret = fn(ctx, p, (size_t)(eq - p), eq + 1,
+			 (size_t)(tok_end - eq - 1));
+		if (ret)
+			return ret;
+		p = tok_end;
+	}
+	return 0;
+}
+
+bool next_line(const char **p, const char *end, const char **line,
+	       size_t *len)
+{
+	const char *eol;
+
+	if (*p >= end)
+		return false;
+	eol = memchr(*p, '\n', (size_t)(end - *p));
+	if (!eol)
+		eol = end;
+	*line = *p;
+	*len = (size_t)(eol - *p);
+	*p = eol < end ? eol + 1 : end;
+	return true;
+}
+
 bool next_word(const char **p, const char *end, const char **word,
 	       size_t *len)
 {

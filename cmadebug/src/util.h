@@ -25,6 +25,32 @@ void debug_msg(bool verbose, const char *fmt, ...)
 /* Strict parsers over a buffer: whole token, no sign, no overflow. */
 int parse_u64(const char *buf, size_t len, uint64_t *val);
 
+/* A signed decimal ("-16"); the same rules otherwise. */
+int parse_s64(const char *buf, size_t len, int64_t *val);
+
+/* "0x1f" only (lower-case digits), as the kernel prints pfns and flags. */
+int parse_hex(const char *buf, size_t len, uint64_t *val);
+
+/* Whether the KLEN bytes at KEY are the string WANT. */
+bool key_is(const char *key, size_t klen, const char *want);
+
+/*
+ * Calls FN for each blank-separated key=value token of LINE (LEN bytes);
+ * stops at the first non-zero return.  -EINVAL for a token without a key
+ * or an '='.
+ */
+int for_each_kv(const char *line, size_t len,
+		int (*fn)(void *ctx, const char *key, size_t klen,
+			  const char *val, size_t vlen),
+		void *ctx);
+
+/*
+ * The next line of [*p, end) into LINE and LEN (without its newline),
+ * advancing *p; false at the end.  A last line without a newline counts.
+ */
+bool next_line(const char **p, const char *end, const char **line,
+	       size_t *len);
+
 /*
  * The next blank-separated word of [*p, end) into WORD and LEN, advancing *p;
  * false when only blanks are left.

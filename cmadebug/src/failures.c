@@ -191,47 +191,17 @@ bool stats_get(const struct cma_stats *stats, const char *name, uint64_t *v)
 	return false;
 }
 
-/* Reads cma/<area>/<file>; errors name the file and the patch. */
-static int read_area_file(const struct sysroot *sr, const char *area,
-			  const char *file, char **buf, size_t *len)
-{
-	char rel[PATH_MAX];
-	int ret;
-
-	snprintf(rel, sizeof(rel), "cma/%s/%s", area, file);
-	if (!sysroot_has(sr, FS_DEBUGFS)) {
-		err_msg("debugfs is not mounted (mount -t debugfs none /sys/kernel/debug, or --debugfs DIR)");
-		return EXIT_ENV;
-	}
-	ret = sysroot_read(sr, FS_DEBUGFS, rel, buf, len);
-	if (ret)
-		return sysroot_read_error(sr, FS_DEBUGFS, rel, ret, patch_feature);
-	return EXIT_OK;
-}
-
-/*
- * Reads cma/<area>/<file> and hands it to PARSE; one error line naming the
- * file on failure.
- */
+/* Reads cma/<area>/<file> and hands it to PARSE; errors name the file. */
 static int load_area_file(const struct sysroot *sr, const char *area,
 			  const char *file, const char *malformed,
 			  int (*parse)(const char *buf, size_t len, void *out),
 			  void *out)
 {
 	char rel[PATH_MAX];
-	char *buf;
-	size_t len;
-	int ret = read_area_file(sr, area, file, &buf, &len);
 
-	if (ret)
-		return ret;
-	ret = parse(buf, len, out);
-	free(buf);
-	if (!ret)
-		return EXIT_OK;
 	snprintf(rel, sizeof(rel), "cma/%s/%s", area, file);
-	return sysroot_content_error(sr, FS_DEBUGFS, rel,
-				     ret == -ENOMEM ? "out of memory" : malformed);
+	return sysroot_load(sr, FS_DEBUGFS, rel, patch_feature, malformed,
+			    parse, out);
 }
 
 static int parse_failures(const char *buf, size_t len, void *out)

@@ -9,15 +9,6 @@
 static const char patch_feature[] =
 	"the cmadebug CMA failure patches (kernel-patches/, CONFIG_CMA_DEBUGFS)";
 
-static int copy_word(const char *s, size_t len, char *dst)
-{
-	if (!len || len >= FAIL_WORD_MAX)
-		return -EINVAL;
-	memcpy(dst, s, len);
-	dst[len] = '\0';
-	return 0;
-}
-
 /* One key=value of a record. */
 static int record_field(struct cma_failure_rec *r, const char *key,
 			size_t klen, const char *val, size_t vlen)
@@ -39,7 +30,7 @@ static int record_field(struct cma_failure_rec *r, const char *key,
 	if (key_is(key, klen, "err"))
 		return parse_s64(val, vlen, &r->err);
 	if (key_is(key, klen, "stage"))
-		return copy_word(val, vlen, r->stage);
+		return copy_token(val, vlen, r->stage, FAIL_WORD_MAX);
 	if (key_is(key, klen, "pfn")) {
 		r->has_pfn = !none;
 		return none ? 0 : parse_hex(val, vlen, &r->pfn);
@@ -51,9 +42,9 @@ static int record_field(struct cma_failure_rec *r, const char *key,
 	if (key_is(key, klen, "mapcount"))
 		return parse_s64(val, vlen, &r->mapcount);
 	if (key_is(key, klen, "migratetype"))
-		return copy_word(val, vlen, r->migratetype);
+		return copy_token(val, vlen, r->migratetype, FAIL_WORD_MAX);
 	if (key_is(key, klen, "kind"))
-		return copy_word(val, vlen, r->kind);
+		return copy_token(val, vlen, r->kind, FAIL_WORD_MAX);
 	if (key_is(key, klen, "owner"))
 		return parse_u64(val, vlen, &r->owner);
 	return 0;	/* a field a newer kernel added */
@@ -65,31 +56,10 @@ static int record_kv(void *ctx, const char *key, size_t klen, const char *val,
 	return record_field(ctx, key, klen, val, vlen);
 }
 
-struct trailer {
-	bool has_count, has_dropped;
-	uint64_t count, dropped;
-};
-
-static int trailer_kv(void *ctx, const char *key, size_t klen,
-		      const char *val, size_t vlen)
-{
-	struct trailer *t = ctx;
-
-	if (key_is(key, klen, "count")) {
-		t->has_count = true;
-		return parse_u64(val, vlen, &t->count);
-	}
-	if (key_is(key, klen, "dropped")) {
-		t->has_dropped = true;
-		return parse_u64(val, vlen, &t->dropped);
-	}
-	return -EINVAL;
-}
-
 int failures_parse(const char *buf, size_t len, struct cma_failure_log *log)
 {
 	const char *p = buf, *end = buf + len;
-	struct trailer t = { 0 };
+	uint64_t count = 0, dropped = 0;
 	unsigned int cap = 0;
 	bool done = false;
 	int ret = 0;
@@ -107,23 +77,15 @@ int failures_parse(const char *buf, size_t len, struct cma_failure_log *log)
 			goto fail;
 		}
 		if (n >= 6 && !memcmp(p, "count=", 6)) {
-			ret = for_each_kv(p, n, trailer_kv, &t);
+			ret = count_dropped_parse(p, n, &count, &dropped);
 			if (ret)
 				goto fail;
 			done = true;
 		} else if (n) {
-			if (log->nr == cap) {
-				unsigned int ncap = cap ? cap * 2 : 16;
-				struct cma_failure_rec *nrec =
-					realloc(log->rec, ncap * sizeof(*nrec));
-
-				if (!nrec) {
-					ret = -ENOMEM;
-					goto fail;
-				}
-				log->rec = nrec;
-				cap = ncap;
-			}
+			ret = grow_array((void **)&log->rec, log->nr, &cap,
+					 sizeof(*log->rec));
+			if (ret)
+				goto fail;
 			memset(&log->rec[log->nr], 0, sizeof(log->rec[0]));
 			ret = for_each_kv(p, n, record_kv, &log->rec[log->nr]);
 			if (ret)
@@ -132,11 +94,11 @@ int failures_parse(const char *buf, size_t len, struct cma_failure_log *log)
 		}
 		p = eol + 1;
 	}
-	if (!done || !t.has_count || !t.has_dropped || t.count != log->nr) {
+	if (!done || count != log->nr) {
 		ret = -EINVAL;
 		goto fail;
 	}
-	log->dropped = t.dropped;
+	log->dropped = dropped;
 	return 0;
 fail:
 	failures_free(log);

@@ -14,16 +14,7 @@ static const char layout_feature[] =
 	"the linear_map patches (CONFIG_LINEAR_MAP_DEBUGFS) and ptdump "
 	"(kernel_page_tables, CONFIG_PTDUMP_DEBUGFS) to derive the layout from";
 
-static int copy_str(const char *s, size_t len, char *dst, size_t size)
-{
-	if (!len || len >= size)
-		return -EINVAL;
-	memcpy(dst, s, len);
-	dst[len] = '\0';
-	return 0;
-}
-
-#define COPY_WORD(s, len, dst) copy_str(s, len, dst, sizeof(dst))
+#define COPY_WORD(s, len, dst) copy_token(s, len, dst, sizeof(dst))
 
 uint64_t lm_level_size(const char *name)
 {
@@ -85,7 +76,7 @@ int layout_parse(const char *buf, size_t len, struct lm_layout *layout)
 			struct lm_level *l = &layout->level[layout->nr];
 
 			if (has_mapped || layout->nr == LM_LEVELS_MAX ||
-			    copy_str(name + 9, nlen - 9, l->name, sizeof(l->name)))
+			    COPY_WORD(name + 9, nlen - 9, l->name))
 				return -EINVAL;
 			l->size = lm_level_size(l->name);
 			l->bytes = kb << 10;
@@ -278,49 +269,10 @@ static int total_kv(void *ctx, const char *key, size_t klen, const char *val,
 	return -EINVAL;
 }
 
-/* The closing "count=N dropped=M" line of splits. */
-struct count_line {
-	bool has_count, has_dropped;
-	uint64_t count, dropped;
-};
-
-static int count_kv(void *ctx, const char *key, size_t klen, const char *val,
-		    size_t vlen)
-{
-	struct count_line *t = ctx;
-
-	if (key_is(key, klen, "count")) {
-		t->has_count = true;
-		return parse_u64(val, vlen, &t->count);
-	}
-	if (key_is(key, klen, "dropped")) {
-		t->has_dropped = true;
-		return parse_u64(val, vlen, &t->dropped);
-	}
-	return -EINVAL;
-}
-
-/* Room for one more element of *V (NR used of *CAP). */
-static int grow(void **v, unsigned int nr, unsigned int *cap, size_t elem)
-{
-	void *nv;
-	unsigned int ncap;
-
-	if (nr < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 16;
-	nv = realloc(*v, (size_t)ncap * elem);
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	*cap = ncap;
-	return 0;
-}
-
 int splits_parse(const char *buf, size_t len, struct lm_splits *splits)
 {
 	const char *p = buf, *end = buf + len, *line;
-	struct count_line t = { 0 };
+	uint64_t count = 0, dropped = 0;
 	unsigned int cap = 0;
 	bool done = false;
 	size_t n;
@@ -349,7 +301,7 @@ int splits_parse(const char *buf, size_t len, struct lm_splits *splits)
 			}
 			splits->nr_totals++;
 		} else if (n > 6 && !memcmp(line, "count=", 6)) {
-			ret = for_each_kv(line, n, count_kv, &t);
+			ret = count_dropped_parse(line, n, &count, &dropped);
 			if (ret)
 				goto fail;
 			done = true;
@@ -360,7 +312,7 @@ int splits_parse(const char *buf, size_t len, struct lm_splits *splits)
 				ret = -EINVAL;	/* records come before totals */
 				goto fail;
 			}
-			ret = grow((void **)&splits->rec, splits->nr, &cap,
+			ret = grow_array((void **)&splits->rec, splits->nr, &cap,
 				   sizeof(*splits->rec));
 			if (ret)
 				goto fail;
@@ -374,11 +326,11 @@ int splits_parse(const char *buf, size_t len, struct lm_splits *splits)
 			splits->nr++;
 		}
 	}
-	if (!done || !t.has_count || !t.has_dropped || t.count != splits->nr) {
+	if (!done || count != splits->nr) {
 		ret = -EINVAL;
 		goto fail;
 	}
-	splits->dropped = t.dropped;
+	splits->dropped = dropped;
 	return 0;
 fail:
 	splits_free(splits);
@@ -551,7 +503,7 @@ int alias_parse(const char *buf, size_t len, struct alias_report *rep)
 				ret = -EINVAL;	/* conflicts come first */
 				goto fail;
 			}
-			ret = grow((void **)&rep->c, rep->nr, &cap, sizeof(*rep->c));
+			ret = grow_array((void **)&rep->c, rep->nr, &cap, sizeof(*rep->c));
 			if (ret)
 				goto fail;
 			c = &rep->c[rep->nr];

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util.h"
@@ -127,6 +128,65 @@ int for_each_kv(const char *line, size_t len,
 		p = tok_end;
 	}
 	return 0;
+}
+
+int grow_array(void **v, unsigned int nr, unsigned int *cap, size_t elem)
+{
+	unsigned int ncap;
+	void *nv;
+
+	if (nr < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 16;
+	if (ncap < *cap)
+		return -ENOMEM;
+	nv = realloc(*v, (size_t)ncap * elem);
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = ncap;
+	return 0;
+}
+
+int copy_token(const char *s, size_t len, char *dst, size_t size)
+{
+	if (!len || len >= size)
+		return -EINVAL;
+	memcpy(dst, s, len);
+	dst[len] = '\0';
+	return 0;
+}
+
+struct count_line {
+	bool has_count, has_dropped;
+	uint64_t *count, *dropped;
+};
+
+static int count_kv(void *ctx, const char *key, size_t klen, const char *val,
+		    size_t vlen)
+{
+	struct count_line *t = ctx;
+
+	if (key_is(key, klen, "count") && !t->has_count) {
+		t->has_count = true;
+		return parse_u64(val, vlen, t->count);
+	}
+	if (key_is(key, klen, "dropped") && !t->has_dropped) {
+		t->has_dropped = true;
+		return parse_u64(val, vlen, t->dropped);
+	}
+	return -EINVAL;
+}
+
+int count_dropped_parse(const char *line, size_t len, uint64_t *count,
+			uint64_t *dropped)
+{
+	struct count_line t = { false, false, count, dropped };
+	int ret = for_each_kv(line, len, count_kv, &t);
+
+	if (ret)
+		return ret;
+	return t.has_count && t.has_dropped ? 0 : -EINVAL;
 }
 
 bool next_line(const char **p, const char *end, const char **line,

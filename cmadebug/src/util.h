@@ -45,6 +45,22 @@ int for_each_kv(const char *line, size_t len,
 		void *ctx);
 
 /*
+ * Room for one more element of ELEM bytes in the array *V, NR used of *CAP
+ * (doubling, 16 first).  0 or -ENOMEM (*V unchanged).
+ */
+int grow_array(void **v, unsigned int nr, unsigned int *cap, size_t elem);
+
+/* Copies the LEN bytes at S to DST (SIZE bytes) as a string; -EINVAL if empty or too long. */
+int copy_token(const char *s, size_t len, char *dst, size_t size);
+
+/*
+ * The closing "count=N dropped=M" line of a debugfs list (both keys
+ * required, nothing else); -EINVAL otherwise.
+ */
+int count_dropped_parse(const char *line, size_t len, uint64_t *count,
+			uint64_t *dropped);
+
+/*
  * The next line of [*p, end) into LINE and LEN (without its newline),
  * advancing *p; false at the end.  A last line without a newline counts.
  */

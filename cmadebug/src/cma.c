@@ -235,10 +235,8 @@ int cma_areas_load(const struct sysroot *sr, struct cma_areas *areas)
 	int n, ret = EXIT_OK;
 
 	memset(areas, 0, sizeof(*areas));
-	if (!sysroot_has(sr, FS_DEBUGFS)) {
-		err_msg("debugfs is not mounted (mount -t debugfs none /sys/kernel/debug, or --debugfs DIR)");
-		return EXIT_ENV;
-	}
+	if (!sysroot_has(sr, FS_DEBUGFS))
+		return sysroot_unmounted_error(FS_DEBUGFS);
 	n = sysroot_list_dirs(sr, FS_DEBUGFS, "cma", &names);
 	if (n < 0)
 		return sysroot_read_error(sr, FS_DEBUGFS, "cma", n, cma_feature);

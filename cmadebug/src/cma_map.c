@@ -11,15 +11,8 @@
 static int map_add(struct cma_map *map, uint64_t first, uint64_t last,
 		   unsigned int *cap)
 {
-	if (map->nr == *cap) {
-		unsigned int ncap = *cap ? *cap * 2 : 16;
-		struct pfn_run *nrun = realloc(map->run, ncap * sizeof(*nrun));
-
-		if (!nrun)
-			return -ENOMEM;
-		map->run = nrun;
-		*cap = ncap;
-	}
+	if (grow_array((void **)&map->run, map->nr, cap, sizeof(*map->run)))
+		return -ENOMEM;
 	map->run[map->nr].first = first;
 	map->run[map->nr].last = last;
 	map->nr++;

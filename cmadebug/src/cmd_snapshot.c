@@ -17,21 +17,33 @@
 #define SNAPSHOT_SCHEMA		"cmadebug-snapshot"
 #define SNAPSHOT_VERSION	1
 
+enum probe_kind {
+	PROBE_NONE,	/* always there once the areas are */
+	PROBE_AREA,	/* a file of the first area: cma/<area>/PROBE */
+	PROBE_DEBUGFS,	/* a debugfs file: PROBE or PROBE_ALT */
+	PROBE_TRACEFS,	/* tracefs is mounted */
+};
+
 struct snapshot_part {
 	const char *key;	/* also the command */
-	const char *probe;	/* debugfs file of the first area it needs */
-	enum fs_kind probe_fs;
+	enum probe_kind kind;
+	const char *probe, *probe_alt;
 	const char *feature;	/* what provides it, for "missing" */
 };
 
 static const struct snapshot_part parts[] = {
-	{ "areas", NULL, FS_DEBUGFS, NULL },
-	{ "bitmap", NULL, FS_DEBUGFS, NULL },
-	{ "stats", "stats", FS_DEBUGFS,
+	{ "areas", PROBE_NONE, NULL, NULL, NULL },
+	{ "bitmap", PROBE_NONE, NULL, NULL, NULL },
+	{ "stats", PROBE_AREA, "stats", NULL,
 	  "stats: the cmadebug CMA failure patches (debugfs cma/<area>/stats)" },
-	{ "failures", "failures", FS_DEBUGFS,
+	{ "failures", PROBE_AREA, "failures", NULL,
 	  "failures: the cmadebug CMA failure patches (debugfs cma/<area>/failures)" },
-	{ "events", "", FS_TRACEFS, "events: tracefs is not mounted" },
+	{ "events", PROBE_TRACEFS, NULL, NULL, "events: tracefs is not mounted" },
+	{ "splits", PROBE_DEBUGFS, "linear_map/layout", "kernel_page_tables",
+	  "splits: the linear_map patches (debugfs linear_map/layout) or ptdump "
+	  "(debugfs kernel_page_tables, CONFIG_PTDUMP_DEBUGFS)" },
+	{ "alias", PROBE_DEBUGFS, "linear_map/alias_check", NULL,
+	  "alias: the linear_map patches (debugfs linear_map/alias_check)" },
 };
 
 /* A one-line kernel file (version, command line) as a string, or null. */
@@ -58,15 +70,23 @@ static bool part_available(const struct sysroot *sr,
 {
 	char rel[PATH_MAX];
 
-	if (!part->probe)
+	switch (part->kind) {
+	case PROBE_NONE:
 		return true;
-	if (part->probe_fs == FS_TRACEFS)
+	case PROBE_TRACEFS:
 		return sysroot_has(sr, FS_TRACEFS);
-	if (!areas->nr)
-		return false;
-	snprintf(rel, sizeof(rel), "cma/%s/%s", areas->area[0].name,
-		 part->probe);
-	return sysroot_exists(sr, FS_DEBUGFS, rel);
+	case PROBE_DEBUGFS:
+		return sysroot_exists(sr, FS_DEBUGFS, part->probe) ||
+		       (part->probe_alt &&
+			sysroot_exists(sr, FS_DEBUGFS, part->probe_alt));
+	case PROBE_AREA:
+		if (!areas->nr)
+			return false;
+		snprintf(rel, sizeof(rel), "cma/%s/%s", areas->area[0].name,
+			 part->probe);
+		return sysroot_exists(sr, FS_DEBUGFS, rel);
+	}
+	return false;
 }
 
 static int write_snapshot(struct cmd_ctx *ctx, const struct sysroot *sr,
@@ -96,6 +116,8 @@ static int write_snapshot(struct cmd_ctx *ctx, const struct sysroot *sr,
 		}
 		emit_nest_next(&e, parts[i].key);
 		ret = command_find(parts[i].key)->run(&sub, 1, argv);
+		if (ret == EXIT_PROBLEM)
+			ret = EXIT_OK;	/* alias found conflicts: they are data here */
 		/* The commands read everything before they write anything. */
 		if (ret && !emit_nest_pending(&e))
 			err_msg("snapshot: '%s' failed after writing", parts[i].key);

@@ -95,8 +95,7 @@ int events_load(const struct sysroot *sr, struct event_list *list)
 	}
 	list->have_tracefs = !sysroot_path(sr, FS_TRACEFS, "", tracing_dir);
 	if (!list->have_tracefs) {
-		err_msg("tracefs is not mounted (mount -t tracefs none /sys/kernel/tracing, or --tracefs DIR)");
-		ret = EXIT_ENV;
+		ret = sysroot_unmounted_error(FS_TRACEFS);
 		goto out;
 	}
 

@@ -9,60 +9,6 @@
 static const char patch_feature[] =
 	"the cmadebug CMA failure patches (kernel-patches/, CONFIG_CMA_DEBUGFS)";
 
-/* A signed decimal, for err, refcount and mapcount. */
-static int parse_s64(const char *s, size_t len, int64_t *v)
-{
-	uint64_t u;
-	bool neg = len && s[0] == '-';
-	int ret = parse_u64(s + neg, len - neg, &u);
-
-	if (ret)
-		return ret;
-	if (u > (uint64_t)INT64_MAX)
-		return -ERANGE;
-	*v = neg ? -(int64_t)u : (int64_t)u;
-	return 0;
-}
-
-/* "0x1f" only: the kernel prints pfns and flags in hex. */
-static int parse_hex(const char *s, size_t len, uint64_t *v)
-{
-	uint64_t x = 0;
-
-	if (len < 3 || s[0] != '0' || s[1] != 'x')
-		return -EINVAL;
-	for (size_t i = 2; i < len; i++) {
-		char c = s[i];
-		unsigned int d;
-
-		if (c >= '0' && c <= '9')
-			d = (unsigned int)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			d = (unsigned int)(c - 'a' + 10);
-		else
-			return -EINVAL;
-		if (x >> 60)
-			return -ERANGE;
-		x = x << 4 | d;
-	}
-	*v = x;
-	return 0;
-}
-
-static int copy_word(const char *s, size_t len, char *dst)
-{
-	if (!len || len >= FAIL_WORD_MAX)
-		return -EINVAL;
-	memcpy(dst, s, len);
-	dst[len] = '\0';
-	return 0;
-}
-
-static bool key_is(const char *key, size_t klen, const char *want)
-{
-	return strlen(want) == klen && !memcmp(key, want, klen);
-}
-
 /* One key=value of a record. */
 static int record_field(struct cma_failure_rec *r, const char *key,
 			size_t klen, const char *val, size_t vlen)
@@ -84,7 +30,7 @@ static int record_field(struct cma_failure_rec *r, const char *key,
 	if (key_is(key, klen, "err"))
 		return parse_s64(val, vlen, &r->err);
 	if (key_is(key, klen, "stage"))
-		return copy_word(val, vlen, r->stage);
+		return copy_token(val, vlen, r->stage, FAIL_WORD_MAX);
 	if (key_is(key, klen, "pfn")) {
 		r->has_pfn = !none;
 		return none ? 0 : parse_hex(val, vlen, &r->pfn);
@@ -96,43 +42,12 @@ static int record_field(struct cma_failure_rec *r, const char *key,
 	if (key_is(key, klen, "mapcount"))
 		return parse_s64(val, vlen, &r->mapcount);
 	if (key_is(key, klen, "migratetype"))
-		return copy_word(val, vlen, r->migratetype);
+		return copy_token(val, vlen, r->migratetype, FAIL_WORD_MAX);
 	if (key_is(key, klen, "kind"))
-		return copy_word(val, vlen, r->kind);
+		return copy_token(val, vlen, r->kind, FAIL_WORD_MAX);
 	if (key_is(key, klen, "owner"))
 		return parse_u64(val, vlen, &r->owner);
 	return 0;	/* a field a newer kernel added */
-}
-
-/* Calls FN for each key=value token of LINE; stops at the first error. */
-static int for_each_kv(const char *line, size_t len,
-		       int (*fn)(void *ctx, const char *key, size_t klen,
-				 const char *val, size_t vlen),
-		       void *ctx)
-{
-	const char *p = line, *end = line + len;
-
-	while (p < end) {
-		const char *tok_end, *eq;
-		int ret;
-
-		while (p < end && *p == ' ')
-			p++;
-		if (p == end)
-			break;
-		tok_end = memchr(p, ' ', (size_t)(end - p));
-		if (!tok_end)
-			tok_end = end;
-		eq = memchr(p, '=', (size_t)(tok_end - p));
-		if (!eq || eq == p)
-			return -EINVAL;
-		ret = fn(ctx, p, (size_t)(eq - p), eq + 1,
-			 (size_t)(tok_end - eq - 1));
-		if (ret)
-			return ret;
-		p = tok_end;
-	}
-	return 0;
 }
 
 static int record_kv(void *ctx, const char *key, size_t klen, const char *val,
@@ -141,31 +56,10 @@ static int record_kv(void *ctx, const char *key, size_t klen, const char *val,
 	return record_field(ctx, key, klen, val, vlen);
 }
 
-struct trailer {
-	bool has_count, has_dropped;
-	uint64_t count, dropped;
-};
-
-static int trailer_kv(void *ctx, const char *key, size_t klen,
-		      const char *val, size_t vlen)
-{
-	struct trailer *t = ctx;
-
-	if (key_is(key, klen, "count")) {
-		t->has_count = true;
-		return parse_u64(val, vlen, &t->count);
-	}
-	if (key_is(key, klen, "dropped")) {
-		t->has_dropped = true;
-		return parse_u64(val, vlen, &t->dropped);
-	}
-	return -EINVAL;
-}
-
 int failures_parse(const char *buf, size_t len, struct cma_failure_log *log)
 {
 	const char *p = buf, *end = buf + len;
-	struct trailer t = { 0 };
+	uint64_t count = 0, dropped = 0;
 	unsigned int cap = 0;
 	bool done = false;
 	int ret = 0;
@@ -183,23 +77,15 @@ int failures_parse(const char *buf, size_t len, struct cma_failure_log *log)
 			goto fail;
 		}
 		if (n >= 6 && !memcmp(p, "count=", 6)) {
-			ret = for_each_kv(p, n, trailer_kv, &t);
+			ret = count_dropped_parse(p, n, &count, &dropped);
 			if (ret)
 				goto fail;
 			done = true;
 		} else if (n) {
-			if (log->nr == cap) {
-				unsigned int ncap = cap ? cap * 2 : 16;
-				struct cma_failure_rec *nrec =
-					realloc(log->rec, ncap * sizeof(*nrec));
-
-				if (!nrec) {
-					ret = -ENOMEM;
-					goto fail;
-				}
-				log->rec = nrec;
-				cap = ncap;
-			}
+			ret = grow_array((void **)&log->rec, log->nr, &cap,
+					 sizeof(*log->rec));
+			if (ret)
+				goto fail;
 			memset(&log->rec[log->nr], 0, sizeof(log->rec[0]));
 			ret = for_each_kv(p, n, record_kv, &log->rec[log->nr]);
 			if (ret)
@@ -208,11 +94,11 @@ int failures_parse(const char *buf, size_t len, struct cma_failure_log *log)
 		}
 		p = eol + 1;
 	}
-	if (!done || !t.has_count || !t.has_dropped || t.count != log->nr) {
+	if (!done || count != log->nr) {
 		ret = -EINVAL;
 		goto fail;
 	}
-	log->dropped = t.dropped;
+	log->dropped = dropped;
 	return 0;
 fail:
 	failures_free(log);
@@ -267,47 +153,17 @@ bool stats_get(const struct cma_stats *stats, const char *name, uint64_t *v)
 	return false;
 }
 
-/* Reads cma/<area>/<file>; errors name the file and the patch. */
-static int read_area_file(const struct sysroot *sr, const char *area,
-			  const char *file, char **buf, size_t *len)
-{
-	char rel[PATH_MAX];
-	int ret;
-
-	snprintf(rel, sizeof(rel), "cma/%s/%s", area, file);
-	if (!sysroot_has(sr, FS_DEBUGFS)) {
-		err_msg("debugfs is not mounted (mount -t debugfs none /sys/kernel/debug, or --debugfs DIR)");
-		return EXIT_ENV;
-	}
-	ret = sysroot_read(sr, FS_DEBUGFS, rel, buf, len);
-	if (ret)
-		return sysroot_read_error(sr, FS_DEBUGFS, rel, ret, patch_feature);
-	return EXIT_OK;
-}
-
-/*
- * Reads cma/<area>/<file> and hands it to PARSE; one error line naming the
- * file on failure.
- */
+/* Reads cma/<area>/<file> and hands it to PARSE; errors name the file. */
 static int load_area_file(const struct sysroot *sr, const char *area,
 			  const char *file, const char *malformed,
 			  int (*parse)(const char *buf, size_t len, void *out),
 			  void *out)
 {
 	char rel[PATH_MAX];
-	char *buf;
-	size_t len;
-	int ret = read_area_file(sr, area, file, &buf, &len);
 
-	if (ret)
-		return ret;
-	ret = parse(buf, len, out);
-	free(buf);
-	if (!ret)
-		return EXIT_OK;
 	snprintf(rel, sizeof(rel), "cma/%s/%s", area, file);
-	return sysroot_content_error(sr, FS_DEBUGFS, rel,
-				     ret == -ENOMEM ? "out of memory" : malformed);
+	return sysroot_load(sr, FS_DEBUGFS, rel, patch_feature, malformed,
+			    parse, out);
 }
 
 static int parse_failures(const char *buf, size_t len, void *out)

@@ -22,6 +22,10 @@ static const struct command commands[] = {
 	  "[--since NS] [AREA]", ARG_AREA | ARG_SINCE, cmd_failures },
 	{ "bitmap", "allocation map per area: pfn runs and a strip",
 	  "[--width N] [AREA]", ARG_AREA | ARG_WIDTH, cmd_bitmap },
+	{ "splits", "the linear map by entry size; splits and attribute changes by cause",
+	  "", 0, cmd_splits },
+	{ "alias", "linear-map pages mapped again with another memory type (exit 3)",
+	  "", 0, cmd_alias },
 	{ "snapshot", "everything above as one JSON document, written atomically",
 	  "-o FILE", ARG_OUTPUT, cmd_snapshot },
 	{ "events", "list the trace events cmadebug reads, and their fields", "",
@@ -124,7 +128,8 @@ int main(int argc, char **argv)
 	emit_init(&out, stdout, json);
 	ctx.out = &out;
 	ret = cmd->run(&ctx, argc - optind, argv + optind);
-	if (ret == EXIT_OK && emit_finish(&out)) {
+	/* A check that found a problem (alias: 3) has written its report. */
+	if ((ret == EXIT_OK || ret == EXIT_PROBLEM) && emit_finish(&out)) {
 		err_msg("writing the output failed");
 		ret = EXIT_ENV;
 	}

@@ -284,6 +284,44 @@ int sysroot_read_error(const struct sysroot *sr, enum fs_kind kind,
 	return EXIT_ENV;
 }
 
+int sysroot_unmounted_error(enum fs_kind kind)
+{
+	switch (kind) {
+	case FS_DEBUGFS:
+		err_msg("debugfs is not mounted (mount -t debugfs none /sys/kernel/debug, or --debugfs DIR)");
+		break;
+	case FS_TRACEFS:
+		err_msg("tracefs is not mounted (mount -t tracefs none /sys/kernel/tracing, or --tracefs DIR)");
+		break;
+	default:
+		err_msg("%s is not mounted", fs_kind_name(kind));
+		break;
+	}
+	return EXIT_ENV;
+}
+
+int sysroot_load(const struct sysroot *sr, enum fs_kind kind, const char *rel,
+		 const char *feature, const char *malformed,
+		 int (*parse)(const char *buf, size_t len, void *out),
+		 void *out)
+{
+	char *buf;
+	size_t len;
+	int ret;
+
+	if (!sysroot_has(sr, kind))
+		return sysroot_unmounted_error(kind);
+	ret = sysroot_read(sr, kind, rel, &buf, &len);
+	if (ret)
+		return sysroot_read_error(sr, kind, rel, ret, feature);
+	ret = parse(buf, len, out);
+	free(buf);
+	if (!ret)
+		return EXIT_OK;
+	return sysroot_content_error(sr, kind, rel,
+				     ret == -ENOMEM ? "out of memory" : malformed);
+}
+
 static void find_mount(const char *mounts, size_t len, const char *override,
 		       const char *fstype, const char *prefer, char *out)
 {

@@ -82,6 +82,20 @@ int sysroot_read_error(const struct sysroot *sr, enum fs_kind kind,
 int sysroot_content_error(const struct sysroot *sr, enum fs_kind kind,
 			  const char *rel, const char *what);
 
+/* The one error line for an unmounted KIND (with how to mount it): EXIT_ENV. */
+int sysroot_unmounted_error(enum fs_kind kind);
+
+/*
+ * Reads REL under KIND and hands it to PARSE (0, or -errno).  One error line
+ * on failure, naming the file: not mounted, missing (the kernel lacks
+ * FEATURE), unreadable, or MALFORMED when PARSE refuses it.  Returns 0 or
+ * EXIT_ENV.
+ */
+int sysroot_load(const struct sysroot *sr, enum fs_kind kind, const char *rel,
+		 const char *feature, const char *malformed,
+		 int (*parse)(const char *buf, size_t len, void *out),
+		 void *out);
+
 /* Parser (buffer in, no I/O): the mount point of FSTYPE in /proc/mounts text. */
 bool mounts_find(const char *buf, size_t len, const char *fstype,
 		 const char *prefer, char *mnt, size_t mnt_size);

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util.h"
@@ -54,6 +55,154 @@ int parse_u64(const char *buf, size_t len, uint64_t *val)
 	}
 	*val = v;
 	return 0;
+}
+
+int parse_s64(const char *buf, size_t len, int64_t *val)
+{
+	bool neg = len && buf[0] == '-';
+	uint64_t u;
+	int ret = parse_u64(buf + neg, len - neg, &u);
+
+	if (ret)
+		return ret;
+	if (u > (uint64_t)INT64_MAX)
+		return -ERANGE;
+	*val = neg ? -(int64_t)u : (int64_t)u;
+	return 0;
+}
+
+int parse_hex(const char *buf, size_t len, uint64_t *val)
+{
+	uint64_t x = 0;
+
+	if (len < 3 || buf[0] != '0' || buf[1] != 'x')
+		return -EINVAL;
+	for (size_t i = 2; i < len; i++) {
+		char c = buf[i];
+		unsigned int d;
+
+		if (c >= '0' && c <= '9')
+			d = (unsigned int)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			d = (unsigned int)(c - 'a' + 10);
+		else
+			return -EINVAL;
+		if (x >> 60)
+			return -ERANGE;
+		x = x << 4 | d;
+	}
+	*val = x;
+	return 0;
+}
+
+bool key_is(const char *key, size_t klen, const char *want)
+{
+	return strlen(want) == klen && !memcmp(key, want, klen);
+}
+
+int for_each_kv(const char *line, size_t len,
+		int (*fn)(void *ctx, const char *key, size_t klen,
+			  const char *val, size_t vlen),
+		void *ctx)
+{
+	const char *p = line, *end = line + len;
+
+	while (p < end) {
+		const char *tok_end, *eq;
+		int ret;
+
+		while (p < end && *p == ' ')
+			p++;
+		if (p == end)
+			break;
+		tok_end = memchr(p, ' ', (size_t)(end - p));
+		if (!tok_end)
+			tok_end = end;
+		eq = memchr(p, '=', (size_t)(tok_end - p));
+		if (!eq || eq == p)
+			return -EINVAL;
+		ret = fn(ctx, p, (size_t)(eq - p), eq + 1,
+			 (size_t)(tok_end - eq - 1));
+		if (ret)
+			return ret;
+		p = tok_end;
+	}
+	return 0;
+}
+
+int grow_array(void **v, unsigned int nr, unsigned int *cap, size_t elem)
+{
+	unsigned int ncap;
+	void *nv;
+
+	if (nr < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 16;
+	if (ncap < *cap)
+		return -ENOMEM;
+	nv = realloc(*v, (size_t)ncap * elem);
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = ncap;
+	return 0;
+}
+
+int copy_token(const char *s, size_t len, char *dst, size_t size)
+{
+	if (!len || len >= size)
+		return -EINVAL;
+	memcpy(dst, s, len);
+	dst[len] = '\0';
+	return 0;
+}
+
+struct count_line {
+	bool has_count, has_dropped;
+	uint64_t *count, *dropped;
+};
+
+static int count_kv(void *ctx, const char *key, size_t klen, const char *val,
+		    size_t vlen)
+{
+	struct count_line *t = ctx;
+
+	if (key_is(key, klen, "count") && !t->has_count) {
+		t->has_count = true;
+		return parse_u64(val, vlen, t->count);
+	}
+	if (key_is(key, klen, "dropped") && !t->has_dropped) {
+		t->has_dropped = true;
+		return parse_u64(val, vlen, t->dropped);
+	}
+	return -EINVAL;
+}
+
+int count_dropped_parse(const char *line, size_t len, uint64_t *count,
+			uint64_t *dropped)
+{
+	struct count_line t = { false, false, count, dropped };
+	int ret = for_each_kv(line, len, count_kv, &t);
+
+	if (ret)
+		return ret;
+	return t.has_count && t.has_dropped ? 0 : -EINVAL;
+}
+
+bool next_line(const char **p, const char *end, const char **line,
+	       size_t *len)
+{
+	const char *eol;
+
+	if (*p >= end)
+		return false;
+	eol = memchr(*p, '\n', (size_t)(end - *p));
+	if (!eol)
+		eol = end;
+	*line = *p;
+	*len = (size_t)(eol - *p);
+	*p = eol < end ? eol + 1 : end;
+	return true;
 }
 
 bool next_word(const char **p, const char *end, const char **word,

@@ -25,6 +25,48 @@ void debug_msg(bool verbose, const char *fmt, ...)
 /* Strict parsers over a buffer: whole token, no sign, no overflow. */
 int parse_u64(const char *buf, size_t len, uint64_t *val);
 
+/* A signed decimal ("-16"); the same rules otherwise. */
+int parse_s64(const char *buf, size_t len, int64_t *val);
+
+/* "0x1f" only (lower-case digits), as the kernel prints pfns and flags. */
+int parse_hex(const char *buf, size_t len, uint64_t *val);
+
+/* Whether the KLEN bytes at KEY are the string WANT. */
+bool key_is(const char *key, size_t klen, const char *want);
+
+/*
+ * Calls FN for each blank-separated key=value token of LINE (LEN bytes);
+ * stops at the first non-zero return.  -EINVAL for a token without a key
+ * or an '='.
+ */
+int for_each_kv(const char *line, size_t len,
+		int (*fn)(void *ctx, const char *key, size_t klen,
+			  const char *val, size_t vlen),
+		void *ctx);
+
+/*
+ * Room for one more element of ELEM bytes in the array *V, NR used of *CAP
+ * (doubling, 16 first).  0 or -ENOMEM (*V unchanged).
+ */
+int grow_array(void **v, unsigned int nr, unsigned int *cap, size_t elem);
+
+/* Copies the LEN bytes at S to DST (SIZE bytes) as a string; -EINVAL if empty or too long. */
+int copy_token(const char *s, size_t len, char *dst, size_t size);
+
+/*
+ * The closing "count=N dropped=M" line of a debugfs list (both keys
+ * required, nothing else); -EINVAL otherwise.
+ */
+int count_dropped_parse(const char *line, size_t len, uint64_t *count,
+			uint64_t *dropped);
+
+/*
+ * The next line of [*p, end) into LINE and LEN (without its newline),
+ * advancing *p; false at the end.  A last line without a newline counts.
+ */
+bool next_line(const char **p, const char *end, const char **line,
+	       size_t *len);
+
 /*
  * The next blank-separated word of [*p, end) into WORD and LEN, advancing *p;
  * false when only blanks are left.

@@ -107,14 +107,20 @@ def _linear_map_summary(snap):
     if lm.mapped is None:
         layout["reason"] = lm.reason_layout
     else:
-        layout["mapped"] = [{"size_bytes": s, "bytes": b} for s, b in lm.mapped]
-        layout["splits"] = [{"from_size_bytes": f, "to_size_bytes": t, "cause": c, "count": n}
-                            for f, t, c, n in lm.splits]
+        layout["source"] = lm.source
+        layout["mapped"] = [{"level": n, "size_bytes": s, "bytes": b} for n, s, b in lm.mapped]
+        layout["splits"] = None if lm.splits is None else \
+            [{"from": f, "to": t, "cause": c, "count": n} for f, t, c, n in lm.splits]
+        layout["attr_changes"] = None if lm.attr_changes is None else \
+            [{"cause": c, "changes": n, "failures": f, "bytes": b} for c, n, f, b in lm.attr_changes]
     alias = {"available": lm.conflicts is not None}
     if lm.conflicts is None:
         alias["reason"] = lm.reason_alias
     else:
         alias["conflicts"] = lm.conflicts
+        alias["pages"] = lm.alias_pages
+        alias["unlisted_pages"] = lm.unlisted_pages
+        alias["incomplete"] = lm.incomplete
     return {"layout": layout, "alias": alias}
 
 

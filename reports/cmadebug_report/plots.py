@@ -115,13 +115,14 @@ def failures_over_time(area):
     return _png(fig)
 
 
-def linear_map_layout(mapped, size_name):
-    """One horizontal stacked bar: how much of the linear map each mapping size covers."""
+def linear_map_layout(mapped):
+    """One horizontal stacked bar: how much of the linear map each mapping size
+    covers; MAPPED is [(level name, bytes)], largest entries first."""
     fig, ax = plt.subplots(figsize=(8, 1.6))
     left = 0.0
-    for (size, nbytes), colour in zip(sorted(mapped, reverse=True), plt.cm.tab10.colors):
+    for (level, nbytes), colour in zip(mapped, plt.cm.tab10.colors):
         ax.barh([0], [nbytes / (1 << 20)], left=left, color=colour,
-                label=f"{size_name(size)} mappings")
+                label=f"{level} mappings")
         left += nbytes / (1 << 20)
     ax.set_yticks([])
     ax.set_xlabel("MiB of the linear map")
@@ -129,17 +130,17 @@ def linear_map_layout(mapped, size_name):
     return _png(fig)
 
 
-def linear_map_splits(splits, size_name):
+def linear_map_splits(splits):
     causes = sorted({s["cause"] for s in splits})
-    kinds = sorted({(s["from_size_bytes"], s["to_size_bytes"]) for s in splits}, reverse=True)
+    kinds = sorted({(s["from"], s["to"]) for s in splits})
     fig, ax = plt.subplots(figsize=(7, 2.6))
     bottom = [0] * len(causes)
     for (f, t), colour in zip(kinds, plt.cm.tab10.colors):
         vals = [sum(s["count"] for s in splits if s["cause"] == c and
-                    (s["from_size_bytes"], s["to_size_bytes"]) == (f, t)) for c in causes]
-        ax.bar(causes, vals, bottom=bottom, color=colour, label=f"{size_name(f)} -> {size_name(t)}")
+                    (s["from"], s["to"]) == (f, t)) for c in causes]
+        ax.bar(causes, vals, bottom=bottom, color=colour, label=f"{f} -> {t}")
         bottom = [b + v for b, v in zip(bottom, vals)]
-    ax.set_ylabel("splits")
+    ax.set_ylabel("entries split")
     ax.yaxis.get_major_locator().set_params(integer=True)
     ax.legend(loc="best")
     return _png(fig)

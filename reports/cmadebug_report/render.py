@@ -6,7 +6,7 @@ import html
 
 from . import plots
 from .snapshot import STAGES
-from .text import mib, page_state, pct, size_name
+from .text import PTDUMP_NO_SPLITS, mib, page_state, pct
 
 CSS = """
 body { font-family: sans-serif; max-width: 72em; margin: 1em auto; padding: 0 1em; color: #222; }
@@ -160,32 +160,50 @@ def linear_map_section(sid, s):
         out.append(not_available(lay["reason"]))
         out.append(provenance(prov))
     else:
-        if lay["mapped"]:
-            out.append(figure(plots.linear_map_layout([(m["size_bytes"], m["bytes"]) for m in lay["mapped"]],
-                                                      size_name),
-                              "The linear map by mapping size (debugfs linear_map)", prov))
+        source = ("debugfs linear_map/layout" if lay["source"] == "linear_map" else
+                  "derived from ptdump's kernel_page_tables: the kernel lacks the linear_map patches")
+        mapped = [(m["level"], m["bytes"]) for m in lay["mapped"] if m["bytes"]]
+        if mapped:
+            out.append(figure(plots.linear_map_layout(mapped),
+                              f"The linear map by mapping size ({source})", prov))
         else:
             out.append("<p>The snapshot lists no linear-map mappings.</p>")
         out.append('</div><div class="linear-map-splits"><h4>Splits by cause</h4>')
-        if lay["splits"]:
-            out.append(figure(plots.linear_map_splits(lay["splits"], size_name),
-                              "Linear-map splits by cause and level", prov))
+        if lay["splits"] is None:
+            out.append(not_available(PTDUMP_NO_SPLITS))
+            out.append(provenance(prov))
+        elif lay["splits"]:
+            out.append(figure(plots.linear_map_splits(lay["splits"]),
+                              "Linear-map splits by cause and entry size (debugfs linear_map/splits)", prov))
         else:
             out.append("<p>No splits recorded.</p>")
+            out.append(provenance(prov))
+        if lay["attr_changes"] is not None:
+            out.append('</div><div class="linear-map-attr-changes"><h4>Attribute changes by cause</h4>')
+            out.append(table(["cause", "changes", "failed", "bytes changed"],
+                             [[a["cause"], str(a["changes"]), str(a["failures"]), mib(a["bytes"])]
+                              for a in lay["attr_changes"]]))
             out.append(provenance(prov))
     out.append("</div>")
     al = lm["alias"]
     out.append('<div class="alias"><h4>Alias conflicts</h4>')
     if not al["available"]:
         out.append(not_available(al["reason"]))
-    elif not al["conflicts"]:
-        out.append("<p>No page is mapped twice with different memory types.</p>")
+    elif not al["conflicts"] and not al["pages"]:
+        out.append("<p>No page is mapped twice with memory types of different cacheability.</p>")
     else:
-        out.append(table(["pfn", "virtual address 1", "type 1", "virtual address 2", "type 2",
-                          "area", "device"],
-                         [[f"{c['pfn']:#x}", f"{c['va1']:#x}", c["type1"], f"{c['va2']:#x}",
-                           c["type2"], c["area"] or "-", c["device"] or "-"]
+        out.append(f"<p>{len(al['conflicts'])} conflicts, {al['pages']} pages"
+                   + (f" ({al['unlisted_pages']} not listed)" if al["unlisted_pages"] else "")
+                   + ("; the kernel could not check everything" if al["incomplete"] else "")
+                   + " (debugfs linear_map/alias_check).</p>")
+        out.append(table(["pfn", "pages", "linear address", "linear type", "alias address", "alias type",
+                          "region", "CMA area", "mapped by"],
+                         [[f"{c['pfn']:#x}", str(c["pages"]), f"{c['linear']:#x}", c["linear_type"],
+                           "none" if c["alias"] is None else f"{c['alias']:#x}", c["alias_type"],
+                           c["region"], c["cma"] or "-", c["caller"] or "-"]
                           for c in al["conflicts"]]))
+    if al["available"] and al["incomplete"] and not al["conflicts"]:
+        out.append("<p>The kernel could not check everything.</p>")
     out.append(provenance(prov))
     out.append("</div></section>")
     return "\n".join(out)

@@ -6,12 +6,13 @@ the kernel lacks the part, plus "missing" saying why (cmadebug.1).  This
 module checks the shape of everything the report uses and turns it into plain
 objects; any deviation is an InputError naming the file and the key.
 
-Keys the report reads when a snapshot has them, although cmadebug does not
-write them yet (reports/README.md, "Expected snapshot keys"):
+"splits" and "alias" are 'cmadebug --json splits' and 'cmadebug --json
+alias' (added within version 1: older snapshots lack them, and then the
+report says "not available").  Keys the report reads when a snapshot has
+them, although cmadebug does not write them yet (reports/README.md,
+"Expected snapshot keys"):
   machine   string: what the board is (uname -m, device-tree model)
   time      {"realtime_ns": int, "monotonic_ns": int}: when it was taken
-  splits    the linear map by mapping size and its split counters
-  alias     linear-map pages mapped twice with different memory types
 """
 import json
 import os
@@ -99,16 +100,27 @@ class Area:
 
 @dataclass
 class LinearMap:
-    """The expected shape of the future 'splits' and 'alias' keys.
+    """What 'cmadebug splits' and 'cmadebug alias' said (cmadebug.1).
 
-    mapped:    [(size_bytes, bytes)]  how much of the linear map each mapping size covers now
-    splits:    [(from_size_bytes, to_size_bytes, cause, count)]
-    conflicts: [dict] with pfn, va1, type1, va2, type2, area, device
+    source:    "linear_map" (debugfs linear_map/) or "ptdump" (derived from
+               kernel_page_tables on a kernel without the patches)
+    mapped:    [(level, size_bytes or None, bytes)]  how much of the linear map
+               each entry size covers now, largest first
+    splits:    [(from, to, cause, count)], or None from ptdump
+    attr_changes: [(cause, changes, failures, bytes)], or None from ptdump
+    conflicts: [dict] with pfn, pages, linear, linear_type, alias (None for a
+               failed change), alias_type, region, cma, caller
+    alias_pages, unlisted_pages, incomplete: the alias_check count line
     Each is None when the snapshot lacks it; reason says why.
     """
+    source: object = None
     mapped: object = None
     splits: object = None
+    attr_changes: object = None
     conflicts: object = None
+    alias_pages: object = None
+    unlisted_pages: object = None
+    incomplete: object = None
     reason_layout: str = LINEAR_MAP_MISSING
     reason_alias: str = LINEAR_MAP_MISSING
 
@@ -283,15 +295,8 @@ def _missing_reason(missing, keys):
 
 
 def parse_linear_map(c, doc, missing):
-    """The expected 'splits' and 'alias' keys (reports/README.md).
+    """The 'splits' and 'alias' keys: cmadebug's own JSON (its schema's $defs).
 
-    "splits": {"mapped": [{"size_bytes": 1048576, "bytes": N}, ...],
-               "splits": [{"from_size_bytes": 1048576, "to_size_bytes": 4096,
-                           "cause": "boot-cma-remap", "count": N}, ...]}
-    "alias":  {"conflicts": [{"pfn": N, "va1": N, "type1": "...", "va2": N,
-                              "type2": "...", "area": "..."|null,
-                              "device": "..."|null}, ...],
-               "nr_conflicts": N}
     Absent or null: not available, never zeros.
     """
     lm = LinearMap()
@@ -299,18 +304,29 @@ def parse_linear_map(c, doc, missing):
     if sp is None:
         lm.reason_layout = _missing_reason(missing, ("splits", "linear_map"))
     else:
+        lm.source = c.get(sp, "source", str, "splits")
         lm.mapped = []
-        for i, m in enumerate(c.items(sp, "mapped", "splits")):
-            w = f"splits.mapped[{i}]"
-            size, nbytes = c.get(m, "size_bytes", int, w), c.get(m, "bytes", int, w)
-            if size <= 0 or nbytes < 0:
+        for i, m in enumerate(c.items(sp, "layout", "splits")):
+            w = f"splits.layout[{i}]"
+            level = c.get(m, "level", str, w)
+            size = c.get(m, "size_bytes", int, w, optional=True)
+            nbytes = c.get(m, "bytes", int, w)
+            if (size is not None and size <= 0) or nbytes < 0:
                 c.fail(w, f"size_bytes {size}, bytes {nbytes}")
-            lm.mapped.append((size, nbytes))
-        lm.splits = []
-        for i, s in enumerate(c.items(sp, "splits", "splits")):
-            w = f"splits.splits[{i}]"
-            lm.splits.append((c.get(s, "from_size_bytes", int, w), c.get(s, "to_size_bytes", int, w),
-                              c.get(s, "cause", str, w), c.get(s, "count", int, w)))
+            lm.mapped.append((level, size, nbytes))
+        recs = c.items(sp, "splits", "splits", optional=True)
+        if recs is not None:
+            lm.splits = [(c.get(s, "from", str, f"splits.splits[{i}]"),
+                          c.get(s, "to", str, f"splits.splits[{i}]"),
+                          c.get(s, "cause", str, f"splits.splits[{i}]"),
+                          c.get(s, "count", int, f"splits.splits[{i}]"))
+                         for i, s in enumerate(recs)]
+        changes = c.items(sp, "attr_changes", "splits", optional=True)
+        if changes is not None:
+            lm.attr_changes = [tuple([c.get(a, "cause", str, f"splits.attr_changes[{i}]")] +
+                                     [c.get(a, k, int, f"splits.attr_changes[{i}]")
+                                      for k in ("changes", "failures", "bytes")])
+                               for i, a in enumerate(changes)]
     al = c.get(doc, "alias", dict, "", optional=True)
     if al is None:
         lm.reason_alias = _missing_reason(missing, ("alias", "alias_check", "linear_map"))
@@ -318,15 +334,19 @@ def parse_linear_map(c, doc, missing):
         lm.conflicts = []
         for i, a in enumerate(c.items(al, "conflicts", "alias")):
             w = f"alias.conflicts[{i}]"
-            lm.conflicts.append({
-                "pfn": c.get(a, "pfn", int, w),
-                "va1": c.get(a, "va1", int, w), "type1": c.get(a, "type1", str, w),
-                "va2": c.get(a, "va2", int, w), "type2": c.get(a, "type2", str, w),
-                "area": c.get(a, "area", str, w, optional=True),
-                "device": c.get(a, "device", str, w, optional=True)})
-        nr = c.get(al, "nr_conflicts", int, "alias")
+            rec = {k: c.get(a, k, int, w) for k in ("pfn", "pages", "linear")}
+            rec["alias"] = c.get(a, "alias", int, w, optional=True)
+            for k in ("linear_type", "alias_type", "region"):
+                rec[k] = c.get(a, k, str, w)
+            for k in ("cma", "caller"):
+                rec[k] = c.get(a, k, str, w, optional=True)
+            lm.conflicts.append(rec)
+        nr = c.get(al, "count", int, "alias")
         if nr != len(lm.conflicts):
-            c.fail("alias.nr_conflicts", f"{nr}, but {len(lm.conflicts)} conflicts listed")
+            c.fail("alias.count", f"{nr}, but {len(lm.conflicts)} conflicts listed")
+        lm.alias_pages = c.get(al, "pages", int, "alias")
+        lm.unlisted_pages = c.get(al, "unlisted_pages", int, "alias")
+        lm.incomplete = c.get(al, "incomplete", bool, "alias")
     return lm
 
 

@@ -11,13 +11,6 @@ def mib(nbytes):
     return f"{v:.0f} MiB" if v == int(v) else f"{v:.2f} MiB"
 
 
-def size_name(nbytes):
-    for unit, shift in (("G", 30), ("M", 20), ("K", 10)):
-        if nbytes >= 1 << shift and nbytes % (1 << shift) == 0:
-            return f"{nbytes >> shift}{unit}"
-    return f"{nbytes}B"
-
-
 def pct(part, whole):
     return f"{100.0 * part / whole:.1f}%" if whole else "-"
 
@@ -85,6 +78,10 @@ def format_area(a, page_size):
     return out
 
 
+PTDUMP_NO_SPLITS = ("not available (layout derived from ptdump: the kernel lacks the linear_map "
+                    "patches, so nothing recorded what split it, nor attribute changes)")
+
+
 def format_linear_map(lm):
     out = []
     lay = lm["layout"]
@@ -92,23 +89,33 @@ def format_linear_map(lm):
         out.append(f"  linear map: {lay['reason']}")
     else:
         total = sum(m["bytes"] for m in lay["mapped"])
-        parts = [f"{size_name(m['size_bytes'])} {mib(m['bytes'])} ({pct(m['bytes'], total)})"
-                 for m in sorted(lay["mapped"], key=lambda m: -m["size_bytes"])]
-        out.append("  linear map by mapping size: " + (", ".join(parts) or "empty"))
-        if lay["splits"]:
+        parts = [f"{m['level']} {mib(m['bytes'])} ({pct(m['bytes'], total)})"
+                 for m in lay["mapped"] if m["bytes"]]
+        out.append(f"  linear map by mapping size (from {lay['source']}): " + (", ".join(parts) or "empty"))
+        if lay["splits"] is None:
+            out.append(f"  linear-map splits: {PTDUMP_NO_SPLITS}")
+        elif lay["splits"]:
             out.append("  linear-map splits: " + ", ".join(
-                f"{s['count']} {size_name(s['from_size_bytes'])}->{size_name(s['to_size_bytes'])} "
-                f"({s['cause']})" for s in lay["splits"]))
+                f"{s['count']} {s['from']}->{s['to']} ({s['cause']})" for s in lay["splits"]))
         else:
             out.append("  linear-map splits: none")
+        changes = [a for a in lay["attr_changes"] or [] if a["changes"] or a["failures"]]
+        if lay["attr_changes"] is not None:
+            out.append("  linear-map attribute changes: " + (", ".join(
+                f"{a['cause']} {a['changes']} ({mib(a['bytes'])}), {a['failures']} failed"
+                for a in changes) or "none"))
     al = lm["alias"]
     if not al["available"]:
         out.append(f"  alias conflicts: {al['reason']}")
     else:
-        out.append(f"  alias conflicts: {len(al['conflicts'])}")
+        out.append(f"  alias conflicts: {len(al['conflicts'])} ({al['pages']} pages"
+                   + (f", {al['unlisted_pages']} not listed" if al["unlisted_pages"] else "")
+                   + (", incomplete check" if al["incomplete"] else "") + ")")
         for c in al["conflicts"]:
-            out.append(f"    pfn {c['pfn']:#x}: {c['va1']:#x} {c['type1']} / {c['va2']:#x} {c['type2']}"
-                       f" ({c['area'] or '-'}, {c['device'] or '-'})")
+            alias = f"{c['alias']:#x}" if c["alias"] is not None else "none"
+            out.append(f"    pfn {c['pfn']:#x} x{c['pages']}: {c['linear']:#x} {c['linear_type']} / "
+                       f"{alias} {c['alias_type']} ({c['region']}, CMA {c['cma'] or '-'}, "
+                       f"{c['caller'] or '-'})")
     return out
 
 

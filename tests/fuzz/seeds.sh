@@ -25,3 +25,7 @@ seed fuzz_bitmap '*/debug/cma/*/bitmap'
 seed fuzz_text '*/root/proc/mounts' '*/root/proc/meminfo' '*/debug/cma/*/count' \
 	'*/debug/cma/*/base_pfn' '*/mm/cma/*/alloc_pages_*'
 seed fuzz_format '*/tracing/events/*/*/format'
+seed fuzz_layout '*/debug/linear_map/layout'
+seed fuzz_ptdump '*/debug/kernel_page_tables'
+seed fuzz_splits '*/debug/linear_map/splits' '*/debug/linear_map/attr_changes'
+seed fuzz_alias '*/debug/linear_map/alias_check'

@@ -7,6 +7,16 @@ import pytest
 TOP = pathlib.Path(__file__).resolve().parents[2]
 FIXTURES = TOP / "tests" / "fixtures"
 CAPTURED = sorted(p.name for p in FIXTURES.glob("qemu-*") if (p / "root").is_dir())
+# Kernels with kernel-patches/ applied; qemu-arm64-unpatched is the plain 6.12
+# base (same config fragments), captured to test what cmadebug does without.
+PATCHED = [f for f in CAPTURED if not f.endswith("-unpatched")]
+UNPATCHED = [f for f in CAPTURED if f.endswith("-unpatched")]
+
+
+def expected_rc(fixture, command):
+    """The exit status of 'cmadebug COMMAND' on the live guest (expected/<command>.rc)."""
+    rc = FIXTURES / fixture / "expected" / f"{command}.rc"
+    return int(rc.read_text()) if rc.exists() else 0
 
 sys.path.insert(0, str(TOP / "scripts"))
 

@@ -4,7 +4,7 @@ copies of them with one thing broken."""
 import pytest
 
 import ktap_check
-from conftest import CAPTURED, FIXTURES
+from conftest import FIXTURES, PATCHED as CAPTURED  # the guest tests run on patched kernels
 
 
 def lines_of(fixture):

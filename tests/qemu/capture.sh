@@ -59,12 +59,14 @@ for e in linear_map/linear_map_split linear_map/linear_map_attr_change; do
 	copy /sys/kernel/tracing/events/$e/format /sys/kernel/tracing/events/$e/id
 done
 
-# What cmadebug says on the live guest: the host tests expect the same output
-# from 'cmadebug --root root/' on the captured copy.
+# What cmadebug says on the live guest, and its exit status (<cmd>.rc: 3 for
+# alias conflicts, 2 where the kernel lacks a file): the host tests expect the
+# same from 'cmadebug --root root/' on the captured copy.
 exp=/tmp/capture/expected
 mkdir -p $exp
-for cmd in areas events stats failures bitmap; do
+for cmd in areas events stats failures bitmap splits alias; do
 	cmadebug $cmd >$exp/$cmd.txt 2>&1
+	echo $? >$exp/$cmd.rc
 	cmadebug --json $cmd >$exp/$cmd.json 2>&1
 done
 

@@ -17,6 +17,7 @@
 #include "emit.h"
 #include "events.h"
 #include "failures.h"
+#include "linear_map.h"
 #include "path.h"
 #include "util.h"
 
@@ -808,12 +809,19 @@ out:
  * its length (no NUL after it, so ASan and valgrind see any read past the
  * end) and must answer with 0 or a negative errno, never crash.
  */
-enum parser { P_FAILURES, P_ALLOCATED, P_BITMAP, P_STATS, P_TEXT, P_WORDS };
+enum parser {
+	P_FAILURES, P_ALLOCATED, P_BITMAP, P_STATS, P_TEXT, P_WORDS,
+	P_LAYOUT, P_PTDUMP, P_SPLITS, P_ATTR, P_ALIAS,
+};
 
 static int run_parser(enum parser p, const char *data, size_t len)
 {
 	char *buf = malloc(len ? len : 1);
 	struct cma_failure_log log;
+	struct lm_attr_changes attr;
+	struct alias_report rep;
+	struct lm_splits splits;
+	struct lm_layout layout;
 	struct cma_stats st;
 	struct cma_map map;
 	char mnt[PATH_MAX];
@@ -847,6 +855,23 @@ static int run_parser(enum parser p, const char *data, size_t len)
 	case P_WORDS:
 		ret = u32_array_words(buf, len, &v);
 		break;
+	case P_LAYOUT:
+		ret = layout_parse(buf, len, &layout);
+		break;
+	case P_PTDUMP:
+		ret = ptdump_layout_parse(buf, len, &layout);
+		break;
+	case P_SPLITS:
+		ret = splits_parse(buf, len, &splits);
+		splits_free(&splits);
+		break;
+	case P_ATTR:
+		ret = attr_changes_parse(buf, len, &attr);
+		break;
+	case P_ALIAS:
+		ret = alias_parse(buf, len, &rep);
+		alias_free(&rep);
+		break;
 	}
 	free(buf);
 	return ret;
@@ -875,6 +900,11 @@ static void test_truncated_captures(struct results *r, const char *fixtures,
 		{ "cma/fimc-pool/allocated", P_ALLOCATED, true },
 		{ "cma/reserved/bitmap", P_BITMAP, true },
 		{ "cma/reserved/stats", P_STATS, false },
+		{ "linear_map/layout", P_LAYOUT, true },
+		{ "linear_map/splits", P_SPLITS, true },
+		{ "linear_map/alias_check", P_ALIAS, true },
+		{ "linear_map/attr_changes", P_ATTR, false },
+		{ "kernel_page_tables", P_PTDUMP, false },
 	};
 	char root[PATH_MAX];
 	struct sysroot_opts opts = { .root = root };
@@ -923,6 +953,7 @@ static void test_garbage_and_huge(struct results *r)
 {
 	static const enum parser all[] = {
 		P_FAILURES, P_ALLOCATED, P_BITMAP, P_STATS, P_TEXT, P_WORDS,
+		P_LAYOUT, P_PTDUMP, P_SPLITS, P_ATTR, P_ALIAS,
 	};
 	uint32_t seed = 12345;
 	size_t huge = 1 << 20;
@@ -1002,6 +1033,123 @@ static void test_garbage_and_huge(struct results *r)
 	free(buf);
 }
 
+static void test_linear_map_parsers(struct results *r)
+{
+	static const char layout[] = "DirectMap1M:   2048 kB\nDirectMap4k:  1024 kB\n"
+				     "Mapped:   3072 kB\nNotPresent:  0 kB\nBootMapped:  3072 kB\n";
+	static const char bad_sum[] = "DirectMap1M:   2048 kB\nMapped:   3072 kB\n"
+				      "NotPresent:  0 kB\nBootMapped:  3072 kB\n";
+	static const char splits[] =
+		"cause=cma-remap addr=0xd7000000 phys=0x57000000 size=16777216 from=1M to=4k count=16\n"
+		"total cause=cma-remap count=16\ntotal cause=forced count=0\ncount=1 dropped=2\n";
+	static const char splits_short[] =
+		"cause=cma-remap addr=0xd7000000 phys=0x57000000 size=16777216 from=1M to=4k count=16\n"
+		"total cause=cma-remap count=16\ncount=0 dropped=0\n";
+	static const char alias[] =
+		"pfn=0x10 pages=2 linear=0xc0010000 linear_type=MEM/CACHED/WBRA alias=none "
+		"alias_type=MEM/BUFFERABLE/WC region=failed-change caller=none cma=reserved\n"
+		"checked=linear,vmalloc not_checked=user\n"
+		"count=1 pages=5 unlisted_pages=3 incomplete=1\n";
+	static const char alias_none[] = "checked=linear not_checked=user\ncount=0 pages=0 unlisted_pages=0\n";
+	static const char alias_sum[] =
+		"pfn=0x10 pages=2 linear=0xc0010000 linear_type=A alias=0xf0000000 "
+		"alias_type=B region=vmalloc caller=x+0x1/0x2 cma=none\n"
+		"checked=linear not_checked=user\ncount=1 pages=2 unlisted_pages=1\n";
+	static const char ptdump_arm64[] =
+		"---[ Linear Mapping start ]---\n"
+		"0xffff000000000000-0xffff000000200000  2M PMD  RW NX SHD AF  BLK UXN  MEM/NORMAL-TAGGED\n"
+		"0xffff000000200000-0xffff000000210000  64K PTE RW NX SHD AF CON UXN  MEM/NORMAL\n"
+		"0xffff000000210000-0xffff000000212000  8K PTE  RW NX SHD AF  UXN  DEVICE/nGnRE\n"
+		"0xffff000040000000-0xffff008000000000  511G PUD\n"
+		"---[ Linear Mapping end ]---\n"
+		"0xffff800000000000-0xffff800000200000  2M PMD  RW MEM/NORMAL\n";
+	static const char ptdump_odd[] =
+		"---[ Linear Mapping start ]---\n"
+		"0xffff000000000000-0xffff000000300000  3M PMD  RW  BLK  MEM/NORMAL\n"
+		"---[ Linear Mapping end ]---\n";
+	struct lm_attr_changes attr;
+	struct alias_report rep;
+	struct lm_splits sp;
+	struct lm_layout l;
+
+	r->test = "linear_map parsers";
+	CHECK(r, layout_parse(layout, sizeof(layout) - 1, &l) == 0 && l.nr == 2 &&
+		 l.level[0].size == 1 << 20 && l.level[1].bytes == 1 << 20 &&
+		 l.mapped == 3 << 20 && l.boot_mapped.v == 3 << 20, "a layout");
+	CHECK(r, layout_parse(bad_sum, sizeof(bad_sum) - 1, &l) == -EINVAL,
+	      "Mapped that is not the levels' sum");
+	CHECK_U64(r, "64k", 65536, lm_level_size("64k"));
+	CHECK_U64(r, "1G", 1 << 30, lm_level_size("1G"));
+	CHECK_U64(r, "PMD is no size", 0, lm_level_size("PMD"));
+	CHECK_U64(r, "k alone", 0, lm_level_size("k"));
+	CHECK(r, splits_parse(splits, sizeof(splits) - 1, &sp) == 0 && sp.nr == 1 &&
+		 sp.nr_totals == 2 && sp.dropped == 2 && sp.rec[0].phys == 0x57000000 &&
+		 !strcmp(sp.rec[0].to, "4k") && sp.rec[0].count == 16, "splits");
+	splits_free(&sp);
+	CHECK(r, splits_parse(splits_short, sizeof(splits_short) - 1, &sp) == -EINVAL &&
+		 !sp.rec, "a count line that disagrees");
+	CHECK(r, attr_changes_parse("cause=x changes=1 failures=2 bytes=3 new=9\n", 41, &attr) == 0 &&
+		 attr.nr == 1 && attr.c[0].failures == 2 && attr.c[0].bytes == 3,
+	      "attr_changes, a newer key skipped");
+	CHECK(r, attr_changes_parse("cause=x changes=1 failures=2\n", 29, &attr) == -EINVAL,
+	      "attr_changes line without bytes");
+	CHECK(r, alias_parse(alias, sizeof(alias) - 1, &rep) == 0 && rep.nr == 1 &&
+		 !rep.c[0].has_alias && !rep.c[0].caller[0] && !strcmp(rep.c[0].cma, "reserved") &&
+		 rep.pages == 5 && rep.unlisted_pages == 3 && rep.incomplete &&
+		 !strcmp(rep.not_checked, "user") && alias_found(&rep), "alias, failed change");
+	alias_free(&rep);
+	CHECK(r, alias_parse(alias_none, sizeof(alias_none) - 1, &rep) == 0 && !alias_found(&rep),
+	      "alias_check without conflicts");
+	alias_free(&rep);
+	CHECK(r, alias_parse(alias_sum, sizeof(alias_sum) - 1, &rep) == -EINVAL && !rep.c,
+	      "pages that do not add up");
+	CHECK(r, alias_parse(alias, 200, &rep) == -EINVAL, "alias cut before its count line");
+	CHECK(r, ptdump_layout_parse(ptdump_arm64, sizeof(ptdump_arm64) - 1, &l) == 0 &&
+		 !strcmp(l.source, "ptdump") && l.nr == 5 && l.level[2].bytes == 2 << 20 &&
+		 l.level[3].bytes == 64 << 10 && l.level[4].bytes == 8 << 10 &&
+		 l.level[0].bytes == 0 && l.mapped == (2 << 20) + (72 << 10) &&
+		 !l.not_present.present, "arm64 ptdump: holes and lines after the section skipped");
+	CHECK(r, ptdump_layout_parse(ptdump_odd, sizeof(ptdump_odd) - 1, &l) == -EINVAL,
+	      "a PMD line that is not whole 2 MiB entries");
+	CHECK(r, ptdump_layout_parse(ptdump_arm64, 120, &l) == -EINVAL,
+	      "a section without its end");
+}
+
+/* The kernel walks the tables for layout; ptdump shows the same walk. */
+static void test_fixture_layouts_agree(struct results *r, const char *fixtures,
+				       const char *name)
+{
+	char root[PATH_MAX], *buf;
+	struct sysroot_opts opts = { .root = root };
+	struct lm_layout lm, pt;
+	struct sysroot sr;
+	size_t len;
+
+	r->test = "linear_map/layout and ptdump agree";
+	snprintf(root, sizeof(root), "%s/%s/root", fixtures, name);
+	if (sysroot_open(&sr, &opts) || layout_load(&sr, &lm) ||
+	    sysroot_read(&sr, FS_DEBUGFS, "kernel_page_tables", &buf, &len)) {
+		CHECK(r, false, "%s: reading the layout and ptdump", name);
+		return;
+	}
+	CHECK(r, ptdump_layout_parse(buf, len, &pt) == 0, "%s: ptdump parses", name);
+	free(buf);
+	CHECK(r, !strcmp(lm.source, "linear_map"), "%s: layout from linear_map", name);
+	CHECK_U64(r, name, lm.mapped, pt.mapped);
+	CHECK(r, lm.boot_mapped.present && lm.boot_mapped.v == lm.mapped,
+	      "%s: all mapped at boot is mapped now", name);
+	for (unsigned int i = 0; i < lm.nr; i++) {
+		uint64_t bytes = 0;
+
+		for (unsigned int j = 0; j < pt.nr; j++)
+			if (!strcmp(pt.level[j].name, lm.level[i].name))
+				bytes = pt.level[j].bytes;
+		CHECK(r, bytes == lm.level[i].bytes, "%s: %s: linear_map %llu, ptdump %llu",
+		      name, lm.level[i].name, (unsigned long long)lm.level[i].bytes,
+		      (unsigned long long)bytes);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const char *fixtures = argc > 1 ? argv[1] : "tests/fixtures";
@@ -1031,6 +1179,9 @@ int main(int argc, char **argv)
 	test_truncated_captures(&r, fixtures, "qemu-arm");
 	test_truncated_captures(&r, fixtures, "qemu-arm64");
 	test_garbage_and_huge(&r);
+	test_linear_map_parsers(&r);
+	test_fixture_layouts_agree(&r, fixtures, "qemu-arm");
+	test_fixture_layouts_agree(&r, fixtures, "qemu-arm64");
 	printf("%u passed, %u failed\n", r.passed, r.failed);
 	return r.failed ? 1 : 0;
 }

@@ -2,8 +2,9 @@
 /*
  * The libtraceevent plugin (tracepoints/plugin_cmadebug.so) loaded as
  * trace-cmd loads it (tep_load_plugins, TRACEEVENT_PLUGIN_DIR), over the
- * cma_alloc_fail format captured from each guest; records are built from the
- * parsed format's own offsets and sizes (arm has 4-byte longs, arm64 8).
+ * cma_alloc_fail, linear_map_split and linear_map_attr_change formats
+ * captured from each guest; records are built from the parsed format's own
+ * offsets and sizes (arm has 4-byte longs, arm64 8).
  * usage: test_plugin PLUGIN_DIR FIXTURES
  */
 #include <stdint.h>
@@ -74,39 +75,111 @@ static void check_line(struct tep_handle *tep, struct tep_event *ev,
 	trace_seq_destroy(&s);
 }
 
-static void test_fixture(const char *fixtures, const char *name)
+/* Parses the captured format of SYSTEM/EVENT into TEP; 0 or -1 (said). */
+static int parse_format(struct tep_handle *tep, const char *fixtures,
+			const char *name, const char *system, const char *event)
 {
-	char path[4096], what[128];
 	static char fmt[16384];
-	struct tep_handle *tep = tep_alloc();
-	struct tep_plugin_list *plugins;
-	struct tep_event *ev;
+	char path[4096];
 	size_t len;
 	FILE *f;
 
-	snprintf(path, sizeof(path),
-		 "%s/%s/root/sys/kernel/tracing/events/cma/cma_alloc_fail/format",
-		 fixtures, name);
+	snprintf(path, sizeof(path), "%s/%s/root/sys/kernel/tracing/events/%s/%s/format",
+		 fixtures, name, system, event);
 	f = fopen(path, "r");
 	len = f ? fread(fmt, 1, sizeof(fmt), f) : 0;
 	if (f)
 		fclose(f);
-	if (!tep || !len || tep_parse_event(tep, fmt, len, "cma")) {
+	if (!len || tep_parse_event(tep, fmt, len, system)) {
 		printf("FAIL %s: cannot parse %s\n", name, path);
 		failed++;
+		return -1;
+	}
+	return 0;
+}
+
+/* The event, if the plugin gave it a handler; else NULL (said). */
+static struct tep_event *handled(struct tep_handle *tep, const char *name,
+				 const char *system, const char *event)
+{
+	struct tep_event *ev = tep_find_event_by_name(tep, system, event);
+
+	if (!ev || !ev->handler) {
+		printf("FAIL %s: plugin_cmadebug not loaded or no handler for %s\n", name, event);
+		failed++;
+		return NULL;
+	}
+	return ev;
+}
+
+static void test_linear_map(struct tep_handle *tep, const char *name)
+{
+	struct tep_event *split = handled(tep, name, "linear_map", "linear_map_split");
+	struct tep_event *attr = handled(tep, name, "linear_map", "linear_map_attr_change");
+	const struct rec_field remap[] = {
+		{ "addr", 0xd7000000, NULL }, { "size", 16 << 20, NULL },
+		{ "from", 0, "1M" }, { "to", 0, "4k" }, { "count", 16, NULL },
+		{ "cause", 0, NULL },
+	};
+	const struct rec_field forced[] = {
+		{ "addr", 0xc0000000, NULL }, { "size", 3 << 20, NULL },
+		{ "from", 0, "2M" }, { "to", 0, "4k" }, { "count", 1, NULL },
+		{ "cause", 7, NULL },
+	};
+	const struct rec_field dma_remap[] = {
+		{ "start", 0xd7000000, NULL }, { "pfn", 0x57000, NULL },
+		{ "size", 1 << 20, NULL }, { "old_type", 0, "MEM/CACHED/WBRA" },
+		{ "new_type", 0, "MEM/BUFFERABLE/WC" }, { "ret", 0, NULL },
+		{ "cause", 0, NULL },
+	};
+	const struct rec_field failed_change[] = {
+		{ "start", 0xc0bf0000, NULL }, { "pfn", 0x40bf0, NULL },
+		{ "size", 4096, NULL }, { "old_type", 0, "MEM/NORMAL" },
+		{ "new_type", 0, "MEM/NORMAL-NC" }, { "ret", (unsigned int)-22, NULL },
+		{ "cause", 1, NULL },
+	};
+	char what[128];
+
+	if (!split || !attr)
+		return;
+	snprintf(what, sizeof(what), "%s: linear_map_split", name);
+	check_line(tep, split, what, remap, sizeof(remap) / sizeof(remap[0]),
+		   "cma-remap: 16 1M entries split into 4k: 0xd7000000+16 MiB");
+	snprintf(what, sizeof(what), "%s: linear_map_split, unknown cause", name);
+	check_line(tep, split, what, forced, sizeof(forced) / sizeof(forced[0]),
+		   "cause 7: 1 2M entry split into 4k: 0xc0000000+3 MiB");
+	snprintf(what, sizeof(what), "%s: linear_map_attr_change", name);
+	check_line(tep, attr, what, dma_remap, sizeof(dma_remap) / sizeof(dma_remap[0]),
+		   "dma-remap: 0xd7000000+1 MiB (pfn 0x57000) MEM/CACHED/WBRA -> MEM/BUFFERABLE/WC");
+	snprintf(what, sizeof(what), "%s: linear_map_attr_change failed", name);
+	check_line(tep, attr, what, failed_change,
+		   sizeof(failed_change) / sizeof(failed_change[0]),
+		   "set_memory: 0xc0bf0000+4 KiB (pfn 0x40bf0) MEM/NORMAL -> MEM/NORMAL-NC "
+		   "failed (-EINVAL)");
+}
+
+static void test_fixture(const char *fixtures, const char *name)
+{
+	char what[128];
+	struct tep_handle *tep = tep_alloc();
+	struct tep_plugin_list *plugins;
+	struct tep_event *ev;
+
+	if (!tep || parse_format(tep, fixtures, name, "cma", "cma_alloc_fail") ||
+	    parse_format(tep, fixtures, name, "linear_map", "linear_map_split") ||
+	    parse_format(tep, fixtures, name, "linear_map", "linear_map_attr_change")) {
 		tep_free(tep);
 		return;
 	}
 	tep_set_file_bigendian(tep, TEP_LITTLE_ENDIAN);
 	plugins = tep_load_plugins(tep);
-	ev = tep_find_event_by_name(tep, "cma", "cma_alloc_fail");
-	if (!plugins || !ev || !ev->handler) {
-		printf("FAIL %s: plugin_cmadebug not loaded or no handler for cma_alloc_fail\n", name);
-		failed++;
+	ev = handled(tep, name, "cma", "cma_alloc_fail");
+	if (!plugins || !ev) {
 		tep_unload_plugins(plugins, tep);
 		tep_free(tep);
 		return;
 	}
+	test_linear_map(tep, name);
 	{
 		const struct rec_field migrate[] = {
 			{ "name", 0, "reserved" }, { "start_pfn", 0x7e040, NULL },

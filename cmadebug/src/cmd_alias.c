@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmadebug alias: linear-map pages mapped again with a memory type of
+ * another cacheability class (debugfs linear_map/alias_check).  Exit
+ * status 3 when there is any.
+ */
+#include <string.h>
+
+#include "commands.h"
+#include "linear_map.h"
+
+/* "a,b,c" as a JSON list of strings (the text form is the line itself). */
+static void emit_word_list(struct emit *e, const char *key, const char *label,
+			   const char *csv)
+{
+	const char *p = csv;
+
+	emit_string(e, NULL, label, csv);
+	emit_list_begin(e, key);
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		char word[LM_WORD_MAX];
+
+		if (n && n < sizeof(word)) {
+			memcpy(word, p, n);
+			word[n] = '\0';
+			emit_string(e, NULL, NULL, word);
+		}
+		p += n + (p[n] == ',');
+	}
+	emit_list_end(e);
+}
+
+static void emit_opt_string(struct emit *e, const char *key, const char *label,
+			    const char *s)
+{
+	if (*s)
+		emit_string(e, key, label, s);
+	else
+		emit_missing(e, key, label);
+}
+
+int cmd_alias(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	struct emit *e = ctx->out;
+	struct alias_report rep;
+	struct cmd_args args;
+	struct sysroot sr;
+	int ret;
+
+	ret = cmd_start(ctx, "alias", argc, argv, &args, &sr);
+	if (ret >= 0)
+		return ret;
+	ret = alias_load(&sr, &rep);
+	if (ret)
+		return ret;
+
+	emit_object_begin(e, NULL);
+	emit_list_begin(e, "conflicts");
+	for (unsigned int i = 0; i < rep.nr; i++) {
+		const struct alias_conflict *c = &rep.c[i];
+
+		emit_object_begin(e, NULL);
+		emit_uint(e, "pfn", "PFN", FMT_HEX, c->pfn);
+		emit_uint(e, "pages", "PAGES", FMT_DEC, c->pages);
+		emit_uint(e, "linear", "LINEAR", FMT_HEX, c->linear);
+		emit_string(e, "linear_type", "LINEAR_TYPE", c->linear_type);
+		if (c->has_alias)
+			emit_uint(e, "alias", "ALIAS", FMT_HEX, c->alias);
+		else
+			emit_missing(e, "alias", "ALIAS");
+		emit_string(e, "alias_type", "ALIAS_TYPE", c->alias_type);
+		emit_string(e, "region", "REGION", c->region);
+		emit_opt_string(e, "cma", "CMA", c->cma);
+		emit_opt_string(e, "caller", "CALLER", c->caller);
+		emit_object_end(e);
+	}
+	emit_list_end(e);
+	emit_uint(e, "count", "Conflicts", FMT_DEC, rep.nr);
+	emit_uint(e, "pages", "Pages", FMT_DEC, rep.pages);
+	emit_uint(e, "unlisted_pages", "Unlisted pages", FMT_DEC,
+		  rep.unlisted_pages);
+	emit_bool(e, "incomplete", "Incomplete", rep.incomplete);
+	emit_word_list(e, "checked", "Checked", rep.checked);
+	emit_word_list(e, "not_checked", "Not checked", rep.not_checked);
+	emit_object_end(e);
+	ret = alias_found(&rep) ? EXIT_PROBLEM : EXIT_OK;
+	alias_free(&rep);
+	return ret;
+}

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Model of the kernel's linear map: how it is mapped by entry size, what
+ * split it, who changed its attributes (debugfs linear_map/{layout,splits,
+ * attr_changes}, kernel-patches/ 0009-0011), and which of its pages are
+ * mapped again with another memory type (linear_map/alias_check, 0013).
+ * On a kernel without the series the layout is derived from ptdump's
+ * kernel_page_tables.  Parsers take a buffer; loaders read through the path
+ * layer.  Nothing here prints but the loaders' one error line.
+ */
+#ifndef CMADEBUG_LINEAR_MAP_H
+#define CMADEBUG_LINEAR_MAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cma.h"
+#include "path.h"
+
+#define LM_WORD_MAX	32
+#define LM_LEVELS_MAX	8
+#define LM_CAUSES_MAX	8
+
+struct lm_level {
+	char name[LM_WORD_MAX];	/* the kernel's: "1M", "2M", "64k" ... */
+	uint64_t size;		/* bytes one entry maps; 0: the name does not say */
+	uint64_t bytes;		/* of the linear map mapped with it now */
+};
+
+struct lm_layout {
+	const char *source;	/* "linear_map" or "ptdump" */
+	unsigned int nr;
+	struct lm_level level[LM_LEVELS_MAX];	/* largest first */
+	uint64_t mapped;	/* sum of the levels */
+	/* Only the linear_map file has these. */
+	struct opt_u64 not_present;
+	struct opt_u64 boot_mapped;
+};
+
+/*
+ * linear_map/layout: "DirectMap<level>: N kB" lines, then Mapped,
+ * NotPresent and BootMapped.  -EINVAL for a malformed line, a missing
+ * trailer line (a cut-short read) or a Mapped that is not the levels' sum.
+ */
+int layout_parse(const char *buf, size_t len, struct lm_layout *layout);
+
+/*
+ * ptdump's kernel_page_tables: the linear map's section, by entry size.
+ * arm ("Kernel Mapping"): PGD lines are 1 MiB sections, PTE lines 4 KiB
+ * pages.  arm64 with 4 KiB pages ("Linear Mapping start" .. "end"): PUD
+ * 1 GiB, PMD 2 MiB (32 MiB with CON), PTE 4 KiB (64 KiB with CON); only
+ * lines with a MEM/ or DEVICE/ type are mapped.  -EINVAL for a malformed
+ * line, no or an unterminated linear-map section, or a line whose range
+ * is not a multiple of its entry size (not a 4 KiB-page kernel).
+ */
+int ptdump_layout_parse(const char *buf, size_t len, struct lm_layout *layout);
+
+/* "1M" -> 1048576, "64k" -> 65536; 0 when NAME is not a size. */
+uint64_t lm_level_size(const char *name);
+
+struct lm_split {
+	char cause[LM_WORD_MAX];
+	uint64_t addr;
+	uint64_t phys;
+	uint64_t size;		/* bytes */
+	char from[LM_WORD_MAX];
+	char to[LM_WORD_MAX];
+	uint64_t count;		/* entries of FROM split */
+};
+
+struct lm_cause_count {
+	char cause[LM_WORD_MAX];
+	uint64_t count;
+};
+
+struct lm_splits {
+	struct lm_split *rec;
+	unsigned int nr;
+	unsigned int nr_totals;
+	struct lm_cause_count total[LM_CAUSES_MAX];
+	uint64_t dropped;	/* records the kernel had no room for */
+};
+
+/*
+ * linear_map/splits: records, "total cause=C count=N" lines, then
+ * "count=N dropped=M".  -EINVAL for a malformed line or a missing or
+ * disagreeing count line.
+ */
+int splits_parse(const char *buf, size_t len, struct lm_splits *splits);
+void splits_free(struct lm_splits *splits);
+
+struct lm_attr_change {
+	char cause[LM_WORD_MAX];
+	uint64_t changes, failures, bytes;
+};
+
+struct lm_attr_changes {
+	unsigned int nr;
+	struct lm_attr_change c[LM_CAUSES_MAX];
+};
+
+/*
+ * linear_map/attr_changes: one "cause=C changes=N failures=N bytes=N" line
+ * per cause, every key required.  The file has no count line: a read cut
+ * at a line boundary cannot be told from a shorter list.
+ */
+int attr_changes_parse(const char *buf, size_t len,
+		       struct lm_attr_changes *changes);
+
+#define ALIAS_CALLER_MAX	128
+
+struct alias_conflict {
+	uint64_t pfn;
+	uint64_t pages;
+	uint64_t linear;		/* linear-map address */
+	char linear_type[LM_WORD_MAX];
+	bool has_alias;			/* false: alias=none (a failed change) */
+	uint64_t alias;
+	char alias_type[LM_WORD_MAX];
+	char region[LM_WORD_MAX];	/* vmalloc, modules, pkmap, failed-change */
+	char caller[ALIAS_CALLER_MAX];	/* "" for caller=none */
+	char cma[CMA_NAME_MAX];		/* "" for cma=none */
+};
+
+#define ALIAS_LIST_MAX	128
+
+struct alias_report {
+	struct alias_conflict *c;
+	unsigned int nr;
+	char checked[ALIAS_LIST_MAX];		/* "linear,modules,..." */
+	char not_checked[ALIAS_LIST_MAX];
+	uint64_t pages;			/* conflicting pages, listed or not */
+	uint64_t unlisted_pages;
+	bool incomplete;		/* the kernel could not check everything */
+};
+
+/*
+ * linear_map/alias_check: conflict lines, the checked= line, then
+ * "count=N pages=N unlisted_pages=N [incomplete=1]".  -EINVAL for a
+ * malformed line, and for a missing count line or one that disagrees with
+ * the lines above it (a truncated read).
+ */
+int alias_parse(const char *buf, size_t len, struct alias_report *rep);
+void alias_free(struct alias_report *rep);
+
+/* A conflict was found: exit status 3. */
+static inline bool alias_found(const struct alias_report *rep)
+{
+	return rep->nr || rep->pages;
+}
+
+/*
+ * Loaders.  Print one error line and return an exit code; a kernel
+ * without the files is EXIT_ENV naming the file and the feature.
+ * layout_load() falls back to ptdump when the series is missing.
+ */
+int layout_load(const struct sysroot *sr, struct lm_layout *layout);
+int splits_load(const struct sysroot *sr, struct lm_splits *splits);
+int attr_changes_load(const struct sysroot *sr,
+		      struct lm_attr_changes *changes);
+int alias_load(const struct sysroot *sr, struct alias_report *rep);
+
+/* Whether the kernel has the linear_map files / ptdump (no printing). */
+bool linear_map_present(const struct sysroot *sr);
+bool ptdump_present(const struct sysroot *sr);
+
+#endif

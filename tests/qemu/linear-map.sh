@@ -105,6 +105,11 @@ test_private_pool_split_at_boot() {
 	t_eq "fimc-pool split" "size=$((16 * MIB)) from=1M to=4k count=16" "size=${line#* size=}"
 }
 
+test_cmadebug_alias_clean_board_exits_0() {
+	cmadebug alias >/tmp/alias-clean.txt 2>&1
+	t_eq "cmadebug alias on a clean arm board" 0 $?
+}
+
 test_alias_check_clean_at_boot() {
 	cat $LM/alias_check >/tmp/alias.txt
 	sed 's/^/# /' /tmp/alias.txt
@@ -329,6 +334,36 @@ test_malformed_keep_sections_ignored() {
 		"$(sed -n 's/^total cause=cma-remap count=//p' $LM/splits)"
 }
 
+# cmadebug in the guest agrees with the kernel's files it reads.
+test_cmadebug_splits_agrees_with_kernel() {
+	cmadebug --json splits >/tmp/splits.json || t_fail "cmadebug splits exit $?" || return 1
+	for line in $(awk '$1 ~ /^DirectMap/ { sub(/^DirectMap/, "", $1); sub(/:$/, "", $1); print $1 "=" $2 }' $LM/layout); do
+		cls=${line%=*}
+		got=$(awk -v c="\"$cls\"," '$1 == "\"level\":" && $2 == c { want = 1; next } want && $1 == "\"bytes\":" { gsub(/,/, "", $2); print $2; exit }' /tmp/splits.json)
+		t_eq "cmadebug splits bytes at $cls" $((${line#*=} * 1024)) "$got" || return 1
+	done
+	t_eq "cmadebug splits source" '"source": "linear_map",' "$(grep -o '"source": "[a-z_]*",' /tmp/splits.json)" || return 1
+	t_eq "split records" "$(tail -n 1 $LM/splits | sed 's/^count=\([0-9]*\) .*/\1/')" \
+		"$(sed -n 's/^ *"nr_splits": \([0-9]*\),$/\1/p' /tmp/splits.json)"
+}
+
+# alias exits 3 with an injected alias, and 0 (or as before) after removal.
+test_cmadebug_alias_exit_status() {
+	cmadebug alias >/dev/null 2>&1
+	before=$?
+	base=$(count_of $LM/alias_check)
+	echo 1 >$LM/inject/alias_add || t_fail "alias_add failed" || return 1
+	cmadebug alias >/tmp/alias-cli.txt 2>&1
+	rc=$?
+	addr=$(sed -n 's/^alias=\(0x[0-9a-f]*\) .*/\1/p' $LM/inject/aliases)
+	echo "$addr" >$LM/inject/alias_remove
+	sed 's/^/# /' /tmp/alias-cli.txt
+	t_eq "exit status with an injected alias" 3 $rc || return 1
+	t_eq "conflicts cmadebug counted" "Conflicts: $((base + 1))" "$(grep '^Conflicts:' /tmp/alias-cli.txt)" || return 1
+	cmadebug alias >/dev/null 2>&1
+	t_eq "exit status after removal (as before injecting)" $before $?
+}
+
 LM_MAIN_TESTS="
 	test_linear_map_files_and_modes
 	test_layout_adds_up_to_boot_mapping
@@ -337,9 +372,12 @@ LM_MAIN_TESTS="
 	test_inject_rejects_bad_input
 	test_alias_check_during_alloc_free
 	test_walk_rejects_bad_input
-	test_walk_runs_over_range"
+	test_walk_runs_over_range
+	test_cmadebug_splits_agrees_with_kernel
+	test_cmadebug_alias_exit_status"
 LM_ARM_MAIN_TESTS="
 	test_private_pool_split_at_boot
+	test_cmadebug_alias_clean_board_exits_0
 	test_alias_check_clean_at_boot
 	test_coherent_alloc_traces_attr_change"
 LM_ARM64_MAIN_TESTS="

@@ -107,6 +107,7 @@ report:
 bench: deps-if-missing
 	@bench/cma-alloc.sh
 	@bench/linear-map.sh
+	@bench/cmadebug-tool.sh
 
 # checkpatch --strict on the series, as patches.  Run from outside this git
 # tree: inside it checkpatch checks git-tracked files as plain source files

@@ -276,6 +276,24 @@ test_forced_split_counted() {
 	t_eq "forced split" "$want" "size=${line#* size=}"
 }
 
+# ptdump shows the forced range mapped with pages, and nothing bigger in it.
+test_forced_range_page_mapped_in_ptdump() {
+	line=$(grep '^cause=forced ' $LM/splits) || t_fail "no forced record" || return 1
+	addr=$(echo "$line" | sed 's/.* addr=\(0x[0-9a-f]*\) .*/\1/')
+	size=$(echo "$line" | sed 's/.* size=\([0-9]*\) .*/\1/')
+	pte=0 other=0
+	for l in $(awk '/^0x/ { print $1 ":" $3 }' $PTDUMP); do
+		start=${l%%-*}
+		[ $((start)) -ge $((addr)) ] && [ $((start)) -lt $((addr + size)) ] || continue
+		case ${l#*:} in
+		PTE) pte=$((pte + 1)) ;;
+		*) other=$((other + 1)); echo "# not PTE inside the range: $l" ;;
+		esac
+	done
+	[ $pte -gt 0 ] || t_fail "no PTE lines inside $addr+$size" || return 1
+	t_eq "ptdump lines inside the forced range that are not PTE" 0 $other
+}
+
 # rodata=full: the linear map is page-granular (but for the kernel image's
 # alias, which map_mem() maps with blocks and no contiguous hint), and the
 # splits say why.
@@ -398,6 +416,7 @@ LM_ARM_FORCED_SPLIT_TESTS="
 	test_malformed_keep_sections_ignored"
 LM_FORCED_SPLIT_TESTS="
 	test_forced_split_counted
+	test_forced_range_page_mapped_in_ptdump
 	test_walk_runs_over_range
 	test_layout_adds_up_to_boot_mapping
 	test_layout_agrees_with_ptdump"

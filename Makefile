@@ -66,6 +66,11 @@ unit: cmadebug
 	@echo "== C unit tests (under valgrind: leaks and bad reads fail)"
 	@valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=9 \
 		$(UNIT_BIN) $(FIXTURES)
+	@cc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -g -Icmadebug/src -o build/unit/test_tlb \
+		tests/unit/test_tlb.c cmadebug/libcmadebug.a
+	@mkdir -p build/unit/tlb-csv
+	@valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=9 \
+		build/unit/test_tlb $(FIXTURES) build/unit/tlb-csv
 
 pytest: cmadebug
 	@echo "== pytest"

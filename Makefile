@@ -38,11 +38,13 @@ kernel:
 	@for a in $(BOARDS); do scripts/kernel-build.sh $$a || exit 1; done
 
 # Every suite of every board (scripts/lib.sh board_suites); SUITES= picks some.
+# Then the TLB A/B of the two boots that form it (tests/qemu/tlb_ab_host.py).
 qemu-test:
 	@rc=0; for a in $(BOARDS); do \
 		for s in $${SUITES:-$$(bash -c ". scripts/lib.sh && board_suites $$a")}; do \
 			scripts/qemu-run.sh $$a test $$s || rc=1; \
 		done; \
+		$(PYTHON) tests/qemu/tlb_ab_host.py build/$$a/tlb-results $$a || rc=1; \
 	done; exit $$rc
 
 demo: deps-if-missing

@@ -110,6 +110,14 @@ report:
 	@PYTHONPATH=$(CURDIR)/reports $(PYTHON) -m cmadebug_report $(SNAPSHOTS) \
 		$(foreach t,$(TLB),--tlb $(t)) -o $(or $(OUT),report.html)
 
+# The TLB A/B of one workload's results (perf-scripts/tlb-ab.sh run ... -o DIR
+# writes DIR/walk, DIR/tmpfs-read, ...): refuses variants whose walked range
+# is not block-mapped in A and 4k-mapped in B, then abstats and the HTML.
+tlb-report:
+	@test -n "$(RESULTS)" || { echo 'usage: make tlb-report RESULTS=DIR/walk [A=nosplit B=split] [OUT=tlb-report.html]' >&2; exit 1; }
+	@sh perf-scripts/tlb-ab.sh check $(RESULTS) $(or $(A),nosplit) $(or $(B),split)
+	@PYTHONPATH=$(CURDIR)/reports $(PYTHON) -m cmadebug_report --tlb $(RESULTS) -o $(or $(OUT),tlb-report.html)
+
 # Instruction-count benchmarks (bench/); they print ratios, they do not fail.
 bench: deps-if-missing
 	@bench/cma-alloc.sh
@@ -137,4 +145,4 @@ clean:
 	rm -rf build
 
 .PHONY: all deps deps-if-missing deps-check-host cmadebug kernel-tree kernel-patches kernel \
-	qemu-test demo fixtures unit unit-asan plugin-test fuzz-regress fuzz pytest check-fast check report bench checkpatch build-matrix install clean
+	qemu-test demo fixtures unit unit-asan plugin-test fuzz-regress fuzz pytest check-fast check report tlb-report bench checkpatch build-matrix install clean

@@ -170,3 +170,38 @@ def test_run_refuses_an_unexpected_mapping(board, tmp_path):
 ])
 def test_usage_errors(board, args):
     assert sh(*args, env=board).returncode == 1
+
+
+def make_ab(root, a_mapping="block", b_mapping="4k"):
+    """Two variants, two boots of three runs each, a sweep of two sizes."""
+    for v, mapping, walks in (("nosplit", a_mapping, 100), ("split", b_mapping, 180)):
+        for b in (1, 2):
+            write_meta(root, v, b, mapping)
+            d = root / v / f"boot-{b}"
+            for r in range(1, 7):
+                pages = 64 if r <= 3 else 4096
+                (d / f"run-{r}.csv").write_text(perfcsv.write([
+                    ("instructions:k", 1000000 + r, "", 100.0), ("dtlb_walk:k", walks * pages // 64 + r, "", 100.0)]))
+                (d / f"run-{r}.walker.json").write_text(json.dumps(
+                    {"working_set_bytes": pages * 4096, "accesses": 1000, "elapsed_ns": 50000}))
+
+
+def make_tlb_report(results, out):
+    return subprocess.run(["make", "-s", "tlb-report", f"RESULTS={results}", f"OUT={out}",
+                           f"PYTHON={os.environ.get('PYTHON', '/usr/bin/python3')}"],
+                          cwd=TOP, capture_output=True, text=True, timeout=300)
+
+
+def test_make_tlb_report(tmp_path):
+    make_ab(tmp_path / "walk")
+    res = make_tlb_report(tmp_path / "walk", tmp_path / "r.html")
+    assert res.returncode == 0, res.stderr
+    assert "check: ok" in res.stdout and "split vs nosplit" in res.stdout
+    assert "sweep" in res.stdout and "<html" in (tmp_path / "r.html").read_text()[:200].lower()
+
+
+def test_make_tlb_report_refuses_a_wrong_ab(tmp_path):
+    make_ab(tmp_path / "walk", b_mapping="block")
+    res = make_tlb_report(tmp_path / "walk", tmp_path / "r.html")
+    assert res.returncode != 0 and "do not compare a split" in res.stderr
+    assert not (tmp_path / "r.html").exists()

@@ -16,6 +16,13 @@
 # the exit status is 3.  The layout is perf-scripts/README.md's; analyse it
 # with reports/' abstats ('make tlb-report RESULTS=DIR').
 #
+# run options: -o RESULTS (default ./tlb-results), --start PHYS, --pages N
+# (4096) or --sweep "N1 N2 ..." (working-set sizes in pages), --accesses M
+# (1000000), --seed S, --runs R (5), --events LIST (names without :k; at
+# most 6; default by arch), --pmu NAME (big.LITTLE: that cluster's PMU; pin
+# the run to its cores with taskset), --expect 4k|block, --workload
+# tmpfs-read|hackbench (repeatable), --tmpfs-mib N (64).
+#
 # 'check' refuses (exit 3) to compare variants whose layouts do not differ
 # as intended: the walked range must be block/section-mapped in every boot
 # of BLOCK_VARIANT, 4k-mapped in every boot of SPLIT_VARIANT, over the same
@@ -196,6 +203,7 @@ write_meta() {
 		say "  \"walk_pages\": $MAX_PAGES,"
 		say "  \"workload\": \"$2\","
 		say "  \"events\": $(json_str "$EVENTS"),"
+		say "  \"pmu\": $(json_str "${PMU:-default}"),"
 		say "  \"tool\": \"$TOOL\","
 		say "  \"boot_id\": \"$BOOT_ID\""
 		say "}"
@@ -208,8 +216,8 @@ write_manifest() {
 	[ -f "$1" ] && return 0
 	walks=$(echo "$EVENTS" | tr , '\n' | grep 'tlb_walk')
 	[ -n "$walks" ] || walks=$(echo "$EVENTS" | tr , '\n' | grep -E 'tlb_refill|TLB-load-misses')
-	list=$(for e in $walks; do printf '"%s:k", ' "$e"; done)
-	printf '{"instructions_event": "instructions:k", "walk_events": [%s]}\n' "${list%, }" >"$1"
+	list=$(for e in $walks; do printf '"%s", ' "$(ev_k "$e")"; done)
+	printf '{"instructions_event": "%s", "walk_events": [%s]}\n' "$(ev_k instructions)" "${list%, }" >"$1"
 }
 
 # ---- measuring --------------------------------------------------------------
@@ -220,6 +228,11 @@ default_events() {
 	arm*) echo instructions,cycles,l1d_tlb_refill,l1i_tlb_refill ;;
 	*) echo instructions,cycles,dTLB-load-misses,iTLB-load-misses ;;
 	esac
+}
+
+# ev_k EVENT: the kernel-only spelling perf takes and prints (PMU/ev/k with --pmu).
+ev_k() {
+	if [ -n "$PMU" ]; then echo "$PMU/$1/k"; else echo "$1:k"; fi
 }
 
 # multiplexed CSV: a reason if any event had a counter part of the time.
@@ -246,7 +259,7 @@ perf_run() {
 	m=$(next_run "$1")
 	group=""
 	for e in $(echo "$EVENTS" | tr , ' '); do
-		group="$group${group:+,}$e:k"
+		group="$group${group:+,}$(ev_k "$e")"
 	done
 	"$PERF" stat -x, -o "$1/run-$m.csv" -e "{$group}" -- sh -c "$2" ||
 		die 2 "perf stat failed (run $m in $1)"
@@ -285,7 +298,7 @@ measure_walk() { # BOOTDIR VARIANT
 			done
 		else
 			"$CMADEBUG" tlb walk --start "$START" --pages "$pages" --accesses "$ACCESSES" \
-				--seed "$SEED" --runs "$RUNS" --events "$EVENTS" \
+				--seed "$SEED" --runs "$RUNS" --events "$EVENTS" ${PMU:+--pmu "$PMU"} \
 				--results "$OUT/walk" --variant "$2" >"$1/cmadebug-$pages.txt" || {
 				c=$?
 				[ $c = 2 ] && grep -q 'rejected' "$1/cmadebug-$pages.txt" 2>/dev/null && rc=3 && continue
@@ -305,7 +318,7 @@ measure_cmd() { # BOOTDIR VARIANT WORKLOAD CMD
 			perf_run "$1" "$4" || rc=3
 		done
 	else
-		"$CMADEBUG" tlb --runs "$RUNS" --events "$EVENTS" --results "$OUT/$3" \
+		"$CMADEBUG" tlb --runs "$RUNS" --events "$EVENTS" ${PMU:+--pmu "$PMU"} --results "$OUT/$3" \
 			--variant "$2" -- sh -c "$4" >"$1/cmadebug.txt" || die $? "cmadebug tlb failed on $3"
 	fi
 	return $rc
@@ -317,7 +330,7 @@ cmd_run() {
 	shift
 	case $variant in '' | .* | */*) die 1 "VARIANT is a directory name (no '/', not starting with '.')" ;; esac
 	OUT=./tlb-results START="" PAGES=4096 ACCESSES=1000000 SEED=1 RUNS=5 SWEEP="" WORKLOADS=walk
-	EVENTS=$(default_events) EXPECT="" TMPFS_MIB=64
+	EVENTS=$(default_events) EXPECT="" TMPFS_MIB=64 PMU=""
 	while [ $# -gt 0 ]; do
 		[ $# -ge 2 ] || usage
 		case $1 in
@@ -329,6 +342,7 @@ cmd_run() {
 		--runs) RUNS=$2 ;;
 		--sweep) SWEEP=$2 ;;
 		--events) EVENTS=$2 ;;
+		--pmu) PMU=$2 ;;
 		--expect) EXPECT=$2 ;;
 		--workload) WORKLOADS="$WORKLOADS $2" ;;
 		--tmpfs-mib) TMPFS_MIB=$2 ;;

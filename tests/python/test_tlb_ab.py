@@ -205,3 +205,15 @@ def test_make_tlb_report_refuses_a_wrong_ab(tmp_path):
     res = make_tlb_report(tmp_path / "walk", tmp_path / "r.html")
     assert res.returncode != 0 and "do not compare a split" in res.stderr
     assert not (tmp_path / "r.html").exists()
+
+
+def test_run_with_a_named_pmu(board, tmp_path):
+    """big.LITTLE: events of one cluster's PMU, as perf spells them."""
+    res = sh("run", "nosplit", "-o", tmp_path, "--start", "0x60000000", "--pages", "64", "--runs", "1",
+             "--events", "instructions,dtlb_walk", "--pmu", "armv8_cortex_a53", env=board)
+    assert res.returncode == 0, res.stderr
+    r = perfcsv.parse((tmp_path / "walk/nosplit/boot-1/run-1.csv").read_text())
+    assert list(r) == ["armv8_cortex_a53/instructions/k", "armv8_cortex_a53/dtlb_walk/k"]
+    m = json.loads((tmp_path / "walk/manifest.json").read_text())
+    assert m == {"instructions_event": "armv8_cortex_a53/instructions/k",
+                 "walk_events": ["armv8_cortex_a53/dtlb_walk/k"]}

@@ -38,11 +38,13 @@ kernel:
 	@for a in $(BOARDS); do scripts/kernel-build.sh $$a || exit 1; done
 
 # Every suite of every board (scripts/lib.sh board_suites); SUITES= picks some.
+# Then the TLB A/B of the two boots that form it (tests/qemu/tlb_ab_host.py).
 qemu-test:
 	@rc=0; for a in $(BOARDS); do \
 		for s in $${SUITES:-$$(bash -c ". scripts/lib.sh && board_suites $$a")}; do \
 			scripts/qemu-run.sh $$a test $$s || rc=1; \
 		done; \
+		$(PYTHON) tests/qemu/tlb_ab_host.py build/$$a/tlb-results $$a || rc=1; \
 	done; exit $$rc
 
 demo: deps-if-missing
@@ -66,6 +68,11 @@ unit: cmadebug
 	@echo "== C unit tests (under valgrind: leaks and bad reads fail)"
 	@valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=9 \
 		$(UNIT_BIN) $(FIXTURES)
+	@cc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -g -Icmadebug/src -o build/unit/test_tlb \
+		tests/unit/test_tlb.c cmadebug/libcmadebug.a
+	@mkdir -p build/unit/tlb-csv
+	@valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=9 \
+		build/unit/test_tlb $(FIXTURES) build/unit/tlb-csv
 
 pytest: cmadebug
 	@echo "== pytest"
@@ -103,6 +110,14 @@ report:
 	@PYTHONPATH=$(CURDIR)/reports $(PYTHON) -m cmadebug_report $(SNAPSHOTS) \
 		$(foreach t,$(TLB),--tlb $(t)) -o $(or $(OUT),report.html)
 
+# The TLB A/B of one workload's results (perf-scripts/tlb-ab.sh run ... -o DIR
+# writes DIR/walk, DIR/tmpfs-read, ...): refuses variants whose walked range
+# is not block-mapped in A and 4k-mapped in B, then abstats and the HTML.
+tlb-report:
+	@test -n "$(RESULTS)" || { echo 'usage: make tlb-report RESULTS=DIR/walk [A=nosplit B=split] [OUT=tlb-report.html]' >&2; exit 1; }
+	@sh perf-scripts/tlb-ab.sh check $(RESULTS) $(or $(A),nosplit) $(or $(B),split)
+	@PYTHONPATH=$(CURDIR)/reports $(PYTHON) -m cmadebug_report --tlb $(RESULTS) -o $(or $(OUT),tlb-report.html)
+
 # Instruction-count benchmarks (bench/); they print ratios, they do not fail.
 bench: deps-if-missing
 	@bench/cma-alloc.sh
@@ -131,4 +146,4 @@ clean:
 	rm -rf build
 
 .PHONY: all deps deps-if-missing deps-check-host cmadebug kernel-tree kernel-patches kernel \
-	qemu-test demo fixtures unit unit-asan plugin-test fuzz-regress fuzz pytest check-fast check report bench checkpatch build-matrix install clean
+	qemu-test demo fixtures unit unit-asan plugin-test fuzz-regress fuzz pytest check-fast check report tlb-report bench checkpatch build-matrix install clean

@@ -49,6 +49,7 @@ list=$out/initramfs.list
 	echo "file /usr/bin/cma-alloc-bench $out/cma-alloc-bench 0755 0 0"
 	echo "file /usr/bin/read-bench $out/read-bench 0755 0 0"
 	echo "file /usr/bin/dma-alloc-load $out/dma-alloc-load 0755 0 0"
+	echo "file /usr/bin/tlb-ab.sh $TOP/perf-scripts/tlb-ab.sh 0755 0 0"
 	for f in "$TOP"/tests/qemu/*.sh; do
 		echo "file /tests/$(basename "$f") $f 0644 0 0"
 	done

@@ -106,7 +106,7 @@ BOARD_CMDLINE="console=ttyAMA0 cma=32M panic=-1"
 board_suites() {
 	case $1 in
 	arm) echo main lowmem-cma unsafe-sections no-default-cma forced-split ;;
-	arm64) echo main rodata-full forced-split ;;
+	arm64) echo main rodata-full forced-split tlb-icount tlb-icount-split ;;
 	esac
 }
 
@@ -122,6 +122,19 @@ suite_cmdline() {
 	arm:forced-split) echo "linear_map_split=16M@0x60000000 dma_cma_keep_sections=1" ;;
 	arm64:rodata-full) echo "rodata=full" ;;
 	arm64:forced-split) echo "rodata=on linear_map_split=16M@0x48000000" ;;
+	# the TLB A/B under -icount (suite_qemu_args): blocks, then the walked range split
+	arm64:tlb-icount) echo "rodata=on" ;;
+	arm64:tlb-icount-split) echo "rodata=on linear_map_split=16M@0x48000000" ;;
 	*) die "no suite '$2' on $1 (suites: $(board_suites "$1"))" ;;
+	esac
+}
+
+# suite_qemu_args ARCH SUITE: what the suite adds to QEMU's arguments.
+# -icount shift=0: one guest instruction per virtual ns, and the arm64 PMU
+# counts instructions (exactly).
+suite_qemu_args() {
+	case $1:$2 in
+	arm64:tlb-icount | arm64:tlb-icount-split) echo "-icount shift=0" ;;
+	*) echo "" ;;
 	esac
 }

@@ -57,7 +57,7 @@ qemu_args=("${board[@]}" -kernel "$image" -dtb "$dtb" -initrd "$initrd"
 	-append "$BOARD_CMDLINE cmadebug.mode=$mode cmadebug.suite=$suite $extra ${EXTRA_CMDLINE:-}"
 	-display none -nodefaults -serial stdio -no-reboot)
 # shellcheck disable=SC2206
-qemu_args+=(${QEMU_EXTRA_ARGS:-})
+qemu_args+=(${QEMU_EXTRA_ARGS:-} $(suite_qemu_args "$arch" "$suite"))
 if [ "$mode" = shell ]; then
 	exec "${qemu_args[@]}"
 fi
@@ -77,6 +77,21 @@ test)
 		console_tail
 		exit 1
 	}
+	# TLB A/B results of this boot, for tests/qemu/tlb-ab-host.sh
+	if grep -q '^=== CMADEBUG TLB RESULTS BEGIN ===' "$log"; then
+		tmp=$(mktemp -d "$out/.tlb.XXXXXX")
+		sed -n '/^=== CMADEBUG TLB RESULTS BEGIN ===/,/^=== CMADEBUG TLB RESULTS END ===/p' "$log" |
+			tr -d '\r' | grep -v '^===' | base64 -d | tar -C "$tmp" -xzf - ||
+			die "the TLB results in $log do not unpack"
+		for v in "$tmp"/*/*/; do # WORKLOAD/VARIANT: this boot's replaces an earlier one's
+			v=${v%/}
+			w=$(basename "$(dirname "$v")")
+			mkdir -p "$out/tlb-results/$w"
+			rm -rf "$out/tlb-results/$w/$(basename "$v")"
+			mv "$v" "$out/tlb-results/$w/"
+		done
+		rm -rf "$tmp"
+	fi
 	;;
 bench)
 	grep '^bench: ' "$log" | tr -d '\r' | grep . || {

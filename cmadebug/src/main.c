@@ -30,6 +30,7 @@ static const struct command commands[] = {
 	  "-o FILE", ARG_OUTPUT, cmd_snapshot },
 	{ "events", "list the trace events cmadebug reads, and their fields", "",
 	  0, cmd_events },
+	{ "tlb", "kernel-only TLB, instruction, cycle counts around a walk", "walk ...", 0, cmd_tlb },
 };
 
 const struct command *command_find(const char *name)

@@ -6,6 +6,7 @@
 . /tests/cma-failures.sh
 . /tests/cma-devices.sh
 . /tests/linear-map.sh
+. /tests/tlb.sh
 
 CMA=/sys/kernel/debug/cma
 DT=/sys/firmware/devicetree/base
@@ -114,9 +115,9 @@ for arg in $(cat /proc/cmdline); do
 done
 
 case $suite:$LM_ARCH in
-main:arm) lm_board_tests=$LM_ARM_MAIN_TESTS ;;
+main:arm) lm_board_tests="$LM_ARM_MAIN_TESTS $TLB_TESTS" ;;
 main:arm64) lm_board_tests=$LM_ARM64_MAIN_TESTS ;;
-forced-split:arm) lm_board_tests=$LM_ARM_FORCED_SPLIT_TESTS ;;
+forced-split:arm) lm_board_tests="$LM_ARM_FORCED_SPLIT_TESTS $TLB_TESTS" ;;
 esac
 
 # shellcheck disable=SC2086 # the lists are words
@@ -142,5 +143,7 @@ unsafe-sections) run_ktap $LM_UNSAFE_SECTIONS_TESTS ;;
 no-default-cma) run_ktap $LM_NO_DEFAULT_CMA_TESTS ;;
 forced-split) run_ktap $LM_FORCED_SPLIT_TESTS $lm_board_tests ;;
 rodata-full) run_ktap $LM_RODATA_FULL_TESTS ;;
+tlb-icount | tlb-icount-split) run_ktap $TLB_TESTS ;;
 *) echo "cmadebug-guest: unknown cmadebug.suite=$suite" ;;
 esac
+tlb_export

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The model of 'cmadebug tlb': which PMU events it counts, how a count is
+ * judged ("not supported" rather than a number the hardware did not count),
+ * the walker's knobs and report, and one run in 'perf stat -x,' CSV form.
+ * No I/O here: tlb_pmu.c opens the counters, cmd_tlb.c prints and writes.
+ */
+#ifndef CMADEBUG_TLB_H
+#define CMADEBUG_TLB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One group of at most this many counters: no multiplexing on any ARM core
+ * we know (Cortex-A7/A15 have 4 event counters, Armv8 cores 6). */
+#define TLB_MAX_EVENTS		6
+/* More entries than any TLB we know holds (L2 TLBs: 512 to 3072). */
+#define TLB_MAX_ENTRIES		4096
+/* The walker's limits (kernel-patches/0016). */
+#define TLB_WALK_MAX_PAGES	(1ULL << 20)
+#define TLB_WALK_MAX_ACCESSES	(1ULL << 32)
+#define TLB_MAX_RUNS		1000
+#define TLB_NAME_MAX		128
+
+/* What a zero means: every kind here is a hardware count that cannot be 0. */
+enum tlb_kind {
+	TLB_KIND_INSTRUCTIONS,
+	TLB_KIND_CYCLES,
+	TLB_KIND_TLB,		/* refills and walks */
+	TLB_KIND_RAW,		/* rNNNN: whatever the user asked for */
+};
+
+struct tlb_event {
+	char name[32];		/* "dtlb_walk", "instructions", "r34" */
+	uint32_t type;		/* PERF_TYPE_HARDWARE, _HW_CACHE, _RAW */
+	uint64_t config;
+	enum tlb_kind kind;
+};
+
+/* Status of one count in one run. */
+enum tlb_status {
+	TLB_OK,
+	TLB_NOT_SUPPORTED,	/* failed to open, or reads 0 */
+	TLB_NOT_COUNTED,	/* never had a counter, or multiplexed: reject the run */
+};
+
+/* One counter after a run, as perf_event_open gave it. */
+struct tlb_reading {
+	int open_err;		/* errno of perf_event_open, 0 if it opened */
+	uint64_t value;
+	uint64_t enabled;	/* time_enabled, ns */
+	uint64_t running;	/* time_running, ns */
+};
+
+struct tlb_judged {
+	enum tlb_status status;
+	const char *reason;	/* static text, NULL when TLB_OK */
+};
+
+/* The walker's knobs (written to linear_map/walk) and its report. */
+struct tlb_walk {
+	uint64_t start;		/* physical */
+	uint64_t pages;
+	uint64_t accesses;
+	uint64_t seed;
+	/* read back */
+	uint64_t cpu, elapsed_ns, faults, checksum;
+};
+
+struct tlb_opts {
+	bool walk;			/* 'tlb walk', else '-- CMD' */
+	struct tlb_walk w;
+	unsigned int runs;
+	struct tlb_event events[TLB_MAX_EVENTS];
+	unsigned int nr_events;
+	const char *pmu;		/* --pmu NAME: its sysfs type */
+	long cpu;			/* --cpu N, -1: the current one */
+	const char *results;		/* --results DIR */
+	const char *variant;		/* --variant NAME */
+	char **cmd;			/* after '--', NULL-terminated */
+	bool help;
+};
+
+/* The known event names and the default set of this build's arch. */
+int tlb_event_lookup(const char *name, struct tlb_event *ev);
+const char *tlb_default_events(void);
+/* "a,b,c" into o->events.  0, or -EINVAL / -E2BIG with *bad set. */
+int tlb_parse_events(const char *list, struct tlb_opts *o, const char **bad,
+		     size_t *bad_len);
+
+/*
+ * The command's arguments after "tlb".  Returns -1 to go on, else the
+ * exit code, with a one-line message in ERR (empty after --help).
+ */
+int tlb_parse_args(int argc, char **argv, struct tlb_opts *o, char *err,
+		   size_t err_size);
+
+/* The walker knobs as the kernel reads them. */
+int tlb_walk_request(const struct tlb_walk *w, char *buf, size_t size);
+/* linear_map/walk's report; checks it is the run that was asked for. */
+int tlb_walk_parse(const char *buf, size_t len, struct tlb_walk *w);
+
+/*
+ * Judges one count: an event that did not open or reads 0 is "not
+ * supported" (a zero on a walk of more than TLB_MAX_ENTRIES pages cannot
+ * be a real TLB count); one that never ran or ran part of the time
+ * (multiplexed) is "not counted", and the run must be rejected.
+ * WALK_PAGES is 0 around a command.
+ */
+struct tlb_judged tlb_judge(const struct tlb_event *ev,
+			    const struct tlb_reading *rd, uint64_t walk_pages);
+
+/* "dtlb_walk:k", or "PMU/dtlb_walk/k" with --pmu. */
+void tlb_event_display(const struct tlb_event *ev, const char *pmu,
+		       char *buf, size_t size);
+
+/*
+ * One run as 'perf stat -x,' writes it: "VALUE,,EVENT,RUN_NS,100.00,,"
+ * or "<not supported>,,EVENT,0,100.00,,".  NAMES/READINGS/JUDGED have N
+ * entries; the text is appended to *BUF (malloc'ed, *LEN bytes).
+ * Returns 0 or -ENOMEM; a "not counted" reading is -EINVAL (never written).
+ */
+int tlb_csv_run(const char *const *names, const struct tlb_reading *readings,
+		const struct tlb_judged *judged, unsigned int n,
+		const char *comment, char **buf, size_t *len);
+
+/* "4k:16384kB 1M:770048kB" from linear_map/layout (non-zero DirectMap lines). */
+void tlb_layout_summary(const char *buf, size_t len, char *out, size_t size);
+
+#endif

@@ -1,0 +1,470 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# TLB A/B runner for a real board (POSIX sh: runs under busybox too).
+#
+#   tlb-ab.sh run VARIANT --start PHYS [options]   measure this boot
+#   tlb-ab.sh mapping --start PHYS --pages N       how the range is mapped now
+#   tlb-ab.sh check RESULTS BLOCK_VARIANT SPLIT_VARIANT
+#
+# 'run' records this boot (kernel, cmdline, linear_map/layout, the walked
+# range's mapping from kernel_page_tables) in RESULTS/<workload>/VARIANT/
+# boot-N/meta.json and measures R runs of the linear_map/walk walker (and,
+# with --workload, page-cache reads from tmpfs or hackbench) with kernel-only
+# instructions, cycles and TLB events as one group of <= 6 counters:
+# 'perf stat -x, -e {...:k}' when there is a perf binary, else
+# 'cmadebug tlb'.  A multiplexed run is set aside (run-M.rejected.csv) and
+# the exit status is 3.  The layout is perf-scripts/README.md's; analyse it
+# with reports/' abstats ('make tlb-report RESULTS=DIR').
+#
+# run options: -o RESULTS (default ./tlb-results), --start PHYS, --pages N
+# (4096) or --sweep "N1 N2 ..." (working-set sizes in pages), --accesses M
+# (1000000), --seed S, --runs R (5), --events LIST (names without :k; at
+# most 6; default by arch), --pmu NAME (big.LITTLE: that cluster's PMU; pin
+# the run to its cores with taskset), --expect 4k|block, --workload
+# tmpfs-read|hackbench (repeatable), --tmpfs-mib N (64).
+#
+# 'check' refuses (exit 3) to compare variants whose layouts do not differ
+# as intended: the walked range must be block/section-mapped in every boot
+# of BLOCK_VARIANT, 4k-mapped in every boot of SPLIT_VARIANT, over the same
+# range, with the same kernel.
+#
+# Exit status: 0 ok, 1 usage, 2 environment (no debugfs, no walker, not
+# root), 3 a check failed or a run was multiplexed.
+#
+# Environment: TLB_AB_ROOT (read proc/ and sys/ under this directory; for
+# tests), DEBUGFS (default /sys/kernel/debug), PERF (perf binary; PERF=none
+# forces the cmadebug fallback), CMADEBUG (cmadebug binary).
+set -u
+
+ROOT=${TLB_AB_ROOT:-}
+DEBUGFS=${DEBUGFS:-$ROOT/sys/kernel/debug}
+PTDUMP=$DEBUGFS/kernel_page_tables
+LM=$DEBUGFS/linear_map
+PAGE=4096
+
+die() { # CODE MESSAGE
+	echo "tlb-ab.sh: $2" >&2
+	exit "$1"
+}
+
+usage() {
+	sed -n '4,7p' "$0" | sed 's/^# //' >&2
+	echo "see the comments at the top of $0 and perf-scripts/README.md" >&2
+	exit 1
+}
+
+# ---- the walked range's mapping (kernel_page_tables) ----------------------
+
+# The offset from a linear-map virtual address to its physical one: from a
+# linear_map/splits record (addr= phys=) when there is one, else the first
+# linear-map entry in ptdump is the first System RAM in /proc/iomem.
+# Prints "VA_HEX_LOW48 PHYS_HEX" of one matching pair, or nothing.
+va_phys_pair() {
+	if [ -r "$LM/splits" ]; then
+		pair=$(sed -n 's/.* addr=0x\([0-9a-f]*\) phys=0x\([0-9a-f]*\) .*/\1 \2/p' "$LM/splits" | head -n 1)
+		if [ -n "$pair" ]; then
+			echo "$pair splits"
+			return
+		fi
+	fi
+	ram=${TLB_AB_RAM_START:-}
+	if [ -z "$ram" ] && [ -r "$ROOT/proc/iomem" ]; then
+		ram=$(sed -n 's/^\([0-9a-f]*\)-[0-9a-f]* : System RAM$/\1/p' "$ROOT/proc/iomem" | head -n 1)
+	fi
+	ram=${ram#0x}
+	[ -n "$ram" ] && [ "$ram" != 00000000 ] || return 0
+	first=$(awk '/^---\[ (Kernel Mapping|Linear Mapping start) \]---/ { getline; sub(/-.*/, ""); print; exit }' "$PTDUMP")
+	[ -n "$first" ] && echo "${first#0x} $ram ptdump+iomem"
+}
+
+# mapping START PAGES: "CLASS detail" where CLASS is 4k (every byte mapped
+# with pages), block (sections or blocks only), mixed, or unknown.
+mapping() {
+	[ -r "$PTDUMP" ] || {
+		echo "unknown $PTDUMP not readable (CONFIG_PTDUMP_DEBUGFS, root)"
+		return
+	}
+	pair=$(va_phys_pair)
+	[ -n "$pair" ] || {
+		echo "unknown no virtual/physical pair (linear_map/splits record or System RAM in /proc/iomem)"
+		return
+	}
+	# shellcheck disable=SC2086
+	set -- "$1" "$2" $pair
+	awk -v start="$1" -v pages="$2" -v pva="$3" -v pphys="$4" -v how="$5" -v page=$PAGE '
+	function hex(s,    i, c, v) {
+		sub(/^0x/, "", s)
+		if (length(s) > 12) s = substr(s, length(s) - 11)	# low 48 bits: exact in a double
+		v = 0
+		for (i = 1; i <= length(s); i++) {
+			c = index("0123456789abcdef", tolower(substr(s, i, 1)))
+			if (!c) return -1
+			v = v * 16 + c - 1
+		}
+		return v
+	}
+	BEGIN {
+		lo = hex(pva) + (start - hex(pphys)); hi = lo + pages * page
+		arch = "?"
+	}
+	/^---\[ Kernel Mapping \]---/ { inlin = 1; arch = "arm"; next }
+	/^---\[ Linear Mapping start \]---/ { inlin = 1; arch = "arm64"; next }
+	/^---\[/ { inlin = 0; next }
+	!inlin { next }
+	{
+		split($1, r, "-"); s = hex(r[1]); e = hex(r[2])
+		if (e == 0 && s > 0) e = 281474976710656	# the end of the last 48-bit range
+		if (e <= lo || s >= hi) next
+		if (arch == "arm") cls = ($3 == "PTE") ? "4k" : "block"
+		else if ($0 !~ /MEM\/|DEVICE\//) cls = "none"
+		else cls = ($3 == "PTE") ? "4k" : "block"
+		a = s > lo ? s : lo; b = e < hi ? e : hi
+		bytes[cls] += b - a; level[cls] = level[cls] " " $3 ($0 ~ / CON / ? "+CON" : "")
+		covered += b - a
+	}
+	END {
+		want = hi - lo
+		detail = sprintf("phys 0x%x +%d KiB, ptdump placed by %s", start, pages * page / 1024, how)
+		if (covered != want || bytes["none"] > 0) {
+			printf "unknown %s: only %d of %d bytes mapped in the linear map\n", detail, covered - bytes["none"], want
+		} else if (bytes["4k"] == want) {
+			printf "4k %s: all %d KiB in pages\n", detail, want / 1024
+		} else if (bytes["block"] == want) {
+			printf "block %s: all %d KiB in sections/blocks\n", detail, want / 1024
+		} else {
+			printf "mixed %s: %d KiB in pages, %d KiB in sections/blocks\n", detail, bytes["4k"] / 1024, bytes["block"] / 1024
+		}
+	}' "$PTDUMP"
+}
+
+# ---- meta.json --------------------------------------------------------------
+
+# echo, without dash's backslash escapes (the JSON strings hold "\n").
+say() {
+	printf '%s\n' "$*"
+}
+
+# json_file_str FILE|-: the contents as one JSON string (newlines kept as \n).
+json_file_str() {
+	awk 'BEGIN { printf "\"" }
+	{
+		gsub(/\\/, "\\\\"); gsub(/"/, "\\\""); gsub(/\t/, "\\t"); gsub(/\r/, "")
+		printf "%s%s", (NR > 1 ? "\\n" : ""), $0
+	}
+	END { printf "\"" }' "$1"
+}
+
+json_str() {
+	printf '%s\n' "$1" | json_file_str -
+}
+
+# The boot directory of this boot under VDIR: the boot-N whose meta.json
+# has our boot_id, else a new N.
+boot_dir() {
+	vdir=$1 id=$2 n=0
+	for d in "$vdir"/boot-*; do
+		[ -d "$d" ] || continue
+		k=${d##*/boot-}
+		case $k in '' | *[!0-9]*) continue ;; esac
+		if [ -n "$id" ] && grep -q "\"boot_id\": \"$id\"" "$d/meta.json" 2>/dev/null; then
+			echo "$d"
+			return
+		fi
+		[ "$k" -gt $n ] && n=$k
+	done
+	echo "$vdir/boot-$((n + 1))"
+}
+
+# write_meta DIR WORKLOAD: meta.json (once per boot).
+write_meta() {
+	dir=$1
+	[ -f "$dir/meta.json" ] && return 0
+	kernel=$(cat "$ROOT/proc/version" 2>/dev/null || echo unknown)
+	cmdline=$(cat "$ROOT/proc/cmdline" 2>/dev/null || echo unknown)
+	machine="$(uname -m)"
+	[ -r "$ROOT/sys/firmware/devicetree/base/model" ] &&
+		machine="$machine $(tr -d '\0' <"$ROOT/sys/firmware/devicetree/base/model")"
+	summary=$(awk '$1 ~ /^DirectMap/ && $2 > 0 { sub(/^DirectMap/, "", $1); sub(/:$/, "", $1); printf "%s%s:%skB", sep, $1, $2; sep = " " }' "$LM/layout" 2>/dev/null)
+	class=${MAPPING%% *}
+	{
+		say "{"
+		say "  \"machine\": $(json_str "$machine"),"
+		say "  \"kernel\": $(json_str "$kernel"),"
+		say "  \"cmdline\": $(json_str "$cmdline"),"
+		say "  \"layout\": $(json_str "walked range 0x$(printf %x $START) +$((MAX_PAGES * PAGE / 1024)) KiB: $class; linear map ${summary:-unknown}"),"
+		if [ -r "$LM/layout" ]; then
+			say "  \"linear_map_layout\": $(json_file_str "$LM/layout"),"
+		else
+			say "  \"linear_map_layout\": null,"
+		fi
+		say "  \"walk_mapping\": \"$class\","
+		say "  \"walk_mapping_detail\": $(json_str "${MAPPING#* }"),"
+		say "  \"walk_start\": $START,"
+		say "  \"walk_pages\": $MAX_PAGES,"
+		say "  \"workload\": \"$2\","
+		say "  \"events\": $(json_str "$EVENTS"),"
+		say "  \"pmu\": $(json_str "${PMU:-default}"),"
+		say "  \"tool\": \"$TOOL\","
+		say "  \"boot_id\": \"$BOOT_ID\""
+		say "}"
+	} >"$dir/meta.json.tmp" && mv "$dir/meta.json.tmp" "$dir/meta.json"
+}
+
+# The events abstats sums into walks per 1k instructions: the walks
+# (Armv8), else the TLB refills (Armv7 has no walk event).  Once per results.
+write_manifest() {
+	[ -f "$1" ] && return 0
+	walks=$(echo "$EVENTS" | tr , '\n' | grep 'tlb_walk')
+	[ -n "$walks" ] || walks=$(echo "$EVENTS" | tr , '\n' | grep -E 'tlb_refill|TLB-load-misses')
+	list=$(for e in $walks; do printf '"%s", ' "$(ev_k "$e")"; done)
+	printf '{"instructions_event": "%s", "walk_events": [%s]}\n' "$(ev_k instructions)" "${list%, }" >"$1"
+}
+
+# ---- measuring --------------------------------------------------------------
+
+default_events() {
+	case $(uname -m) in
+	aarch64 | arm64 | armv8*) echo instructions,cycles,l1d_tlb_refill,l2d_tlb_refill,dtlb_walk,itlb_walk ;;
+	arm*) echo instructions,cycles,l1d_tlb_refill,l1i_tlb_refill ;;
+	*) echo instructions,cycles,dTLB-load-misses,iTLB-load-misses ;;
+	esac
+}
+
+# ev_k EVENT: the kernel-only spelling perf takes and prints (PMU/ev/k with --pmu).
+ev_k() {
+	if [ -n "$PMU" ]; then echo "$PMU/$1/k"; else echo "$1:k"; fi
+}
+
+# multiplexed CSV: a reason if any event had a counter part of the time.
+multiplexed() {
+	awk -F, '/^#/ || NF < 5 { next }
+	$1 == "<not counted>" { print $3 " was not counted"; exit }
+	$1 != "<not supported>" && $5 + 0 < 100 { print $3 " had a counter " $5 "% of the time"; exit }' "$1"
+}
+
+# The next run number in DIR.
+next_run() {
+	n=0
+	for f in "$1"/run-*.csv; do
+		k=${f##*/run-}
+		k=${k%%.*}
+		case $k in '' | *[!0-9]*) continue ;; esac
+		[ "$k" -gt $n ] && n=$k
+	done
+	echo $((n + 1))
+}
+
+# perf_run DIR WORKLOAD_CMD: one run under perf stat; 0 kept, 3 rejected.
+perf_run() {
+	m=$(next_run "$1")
+	group=""
+	for e in $(echo "$EVENTS" | tr , ' '); do
+		group="$group${group:+,}$(ev_k "$e")"
+	done
+	"$PERF" stat -x, -o "$1/run-$m.csv" -e "{$group}" -- sh -c "$2" ||
+		die 2 "perf stat failed (run $m in $1)"
+	why=$(multiplexed "$1/run-$m.csv")
+	if [ -n "$why" ]; then
+		mv "$1/run-$m.csv" "$1/run-$m.rejected.csv"
+		echo "tlb-ab.sh: run $m rejected, multiplexed: $why (count fewer events; the NMI watchdog may hold a counter)" >&2
+		return 3
+	fi
+	LAST_RUN=$m
+	return 0
+}
+
+# walker_json FILE PAGES: the walker's report as run-M.walker.json.
+walker_json() {
+	echo "$(cat "$LM/walk")" | awk -v pages="$2" -v page=$PAGE '{
+		for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		printf "{\"working_set_bytes\": %d, \"pages\": %d, \"accesses\": %s, \"elapsed_ns\": %s, \"cpu\": %s, \"faults\": %s, \"seed\": %s}\n",
+			pages * page, pages, v["accesses"], v["elapsed_ns"], v["cpu"], v["faults"], v["seed"]
+	}' >"$1"
+}
+
+measure_walk() { # BOOTDIR VARIANT
+	rc=0
+	for pages in $SWEEP; do
+		req="start=0x$(printf %x $START) pages=$pages accesses=$ACCESSES seed=$SEED"
+		if [ "$TOOL" = perf ]; then
+			r=0
+			while [ $r -lt "$RUNS" ]; do
+				r=$((r + 1))
+				if perf_run "$1" "echo '$req' >$LM/walk"; then
+					walker_json "$1/run-$LAST_RUN.walker.json" "$pages"
+				else
+					rc=3
+				fi
+			done
+		else
+			"$CMADEBUG" tlb walk --start "$START" --pages "$pages" --accesses "$ACCESSES" \
+				--seed "$SEED" --runs "$RUNS" --events "$EVENTS" ${PMU:+--pmu "$PMU"} \
+				--results "$OUT/walk" --variant "$2" >"$1/cmadebug-$pages.txt" || {
+				c=$?
+				[ $c = 2 ] && grep -q 'rejected' "$1/cmadebug-$pages.txt" 2>/dev/null && rc=3 && continue
+				die $c "cmadebug tlb walk failed (see its message above)"
+			}
+		fi
+	done
+	return $rc
+}
+
+measure_cmd() { # BOOTDIR VARIANT WORKLOAD CMD
+	rc=0
+	if [ "$TOOL" = perf ]; then
+		r=0
+		while [ $r -lt "$RUNS" ]; do
+			r=$((r + 1))
+			perf_run "$1" "$4" || rc=3
+		done
+	else
+		"$CMADEBUG" tlb --runs "$RUNS" --events "$EVENTS" ${PMU:+--pmu "$PMU"} --results "$OUT/$3" \
+			--variant "$2" -- sh -c "$4" >"$1/cmadebug.txt" || die $? "cmadebug tlb failed on $3"
+	fi
+	return $rc
+}
+
+cmd_run() {
+	[ $# -ge 1 ] || usage
+	variant=$1
+	shift
+	case $variant in '' | .* | */*) die 1 "VARIANT is a directory name (no '/', not starting with '.')" ;; esac
+	OUT=./tlb-results START="" PAGES=4096 ACCESSES=1000000 SEED=1 RUNS=5 SWEEP="" WORKLOADS=walk
+	EVENTS=$(default_events) EXPECT="" TMPFS_MIB=64 PMU=""
+	while [ $# -gt 0 ]; do
+		[ $# -ge 2 ] || usage
+		case $1 in
+		-o) OUT=$2 ;;
+		--start) START=$(($2)) ;;
+		--pages) PAGES=$2 ;;
+		--accesses) ACCESSES=$2 ;;
+		--seed) SEED=$2 ;;
+		--runs) RUNS=$2 ;;
+		--sweep) SWEEP=$2 ;;
+		--events) EVENTS=$2 ;;
+		--pmu) PMU=$2 ;;
+		--expect) EXPECT=$2 ;;
+		--workload) WORKLOADS="$WORKLOADS $2" ;;
+		--tmpfs-mib) TMPFS_MIB=$2 ;;
+		*) usage ;;
+		esac
+		shift 2
+	done
+	[ -n "$START" ] || die 1 "run: --start PHYS is required (the walked range)"
+	for n in $PAGES $ACCESSES $SEED $RUNS $TMPFS_MIB $SWEEP; do
+		case $n in '' | *[!0-9]*) die 1 "run: '$n' is not a number" ;; esac
+	done
+	[ "$(echo "$EVENTS" | tr , '\n' | wc -l)" -le 6 ] || die 1 "run: at most 6 events (one group, no multiplexing)"
+	SWEEP=${SWEEP:-$PAGES}
+	MAX_PAGES=0
+	for p in $SWEEP; do [ "$p" -gt $MAX_PAGES ] && MAX_PAGES=$p; done
+	[ -e "$LM/walk" ] || die 2 "$LM/walk missing: the kernel lacks CONFIG_LINEAR_MAP_BENCH (kernel-patches/0016), or debugfs is not mounted"
+
+	PERF=${PERF:-$(command -v perf || true)}
+	CMADEBUG=${CMADEBUG:-$(command -v cmadebug || true)}
+	if [ -n "$PERF" ] && [ "$PERF" != none ]; then
+		TOOL=perf
+	elif [ -n "$CMADEBUG" ]; then
+		TOOL=cmadebug
+	else
+		die 2 "neither perf nor cmadebug found (PERF=, CMADEBUG=)"
+	fi
+	BOOT_ID=$(cat "$ROOT/proc/sys/kernel/random/boot_id" 2>/dev/null || echo unknown)
+	MAPPING=$(mapping "$START" "$MAX_PAGES")
+	echo "tlb-ab.sh: walked range: $MAPPING" >&2
+	if [ -n "$EXPECT" ] && [ "${MAPPING%% *}" != "$EXPECT" ]; then
+		die 3 "the walked range is not mapped as expected ($EXPECT): $MAPPING"
+	fi
+
+	rc=0
+	for w in $WORKLOADS; do
+		vdir=$OUT/$w/$variant
+		mkdir -p "$vdir" || die 2 "cannot create $vdir"
+		write_manifest "$OUT/$w/manifest.json"
+		bdir=$(boot_dir "$vdir" "$BOOT_ID")
+		mkdir -p "$bdir" || die 2 "cannot create $bdir"
+		write_meta "$bdir" "$w" || die 2 "cannot write $bdir/meta.json"
+		case $w in
+		walk) measure_walk "$bdir" "$variant" || rc=3 ;;
+		tmpfs-read)
+			f=${TMPDIR:-/tmp}/tlb-ab.$$
+			dd if=/dev/zero of="$f" bs=1048576 count="$TMPFS_MIB" 2>/dev/null || die 2 "cannot write $f"
+			measure_cmd "$bdir" "$variant" "$w" "cat $f >/dev/null" || rc=3
+			rm -f "$f"
+			;;
+		hackbench)
+			command -v hackbench >/dev/null || {
+				echo "tlb-ab.sh: no hackbench here: skipped" >&2
+				continue
+			}
+			measure_cmd "$bdir" "$variant" "$w" "hackbench -g 4 -l 200 >/dev/null" || rc=3
+			;;
+		*) die 1 "unknown workload '$w' (walk, tmpfs-read, hackbench)" ;;
+		esac
+		echo "tlb-ab.sh: $w: $bdir ($TOOL)" >&2
+	done
+	exit $rc
+}
+
+# ---- check ----------------------------------------------------------------
+
+meta_get() { # FILE KEY: a string or number value of our one-key-a-line JSON
+	sed -n "s/^ *\"$2\": \"\{0,1\}\([^\"]*\)\"\{0,1\},\{0,1\}$/\1/p" "$1" | head -n 1
+}
+
+cmd_check() {
+	[ $# = 3 ] || usage
+	res=$1 problems=0 ref_kernel="" ref_range=""
+	for pair in "$2:block" "$3:4k"; do
+		v=${pair%:*} want=${pair#*:} n=0
+		for m in "$res/$v"/boot-*/meta.json; do
+			[ -f "$m" ] || continue
+			n=$((n + 1))
+			got=$(meta_get "$m" walk_mapping)
+			kernel=$(meta_get "$m" kernel)
+			range="$(meta_get "$m" walk_start)+$(meta_get "$m" walk_pages)"
+			if [ "$got" != "$want" ]; then
+				echo "tlb-ab.sh: check: $m: the walked range is mapped '${got:-unrecorded}', variant $v needs '$want' ($(meta_get "$m" walk_mapping_detail))" >&2
+				problems=$((problems + 1))
+			fi
+			ref_kernel=${ref_kernel:-$kernel} ref_range=${ref_range:-$range}
+			if [ "$kernel" != "$ref_kernel" ]; then
+				echo "tlb-ab.sh: check: $m: another kernel ($kernel) than the first boot's ($ref_kernel)" >&2
+				problems=$((problems + 1))
+			fi
+			if [ "$range" != "$ref_range" ]; then
+				echo "tlb-ab.sh: check: $m: walked range $range, not $ref_range as in the first boot" >&2
+				problems=$((problems + 1))
+			fi
+		done
+		[ $n -gt 0 ] || die 2 "check: no $res/$v/boot-*/meta.json"
+	done
+	[ $problems = 0 ] || die 3 "check: $problems problem(s): these variants do not compare a split with an unsplit walked range"
+	echo "tlb-ab.sh: check: ok: $2 block-mapped, $3 4k-mapped, same kernel and range in every boot"
+}
+
+case ${1:-} in
+run)
+	shift
+	cmd_run "$@"
+	;;
+mapping)
+	shift
+	start="" pages=4096
+	while [ $# -ge 2 ]; do
+		case $1 in
+		--start) start=$(($2)) ;;
+		--pages) pages=$2 ;;
+		*) usage ;;
+		esac
+		shift 2
+	done
+	[ -n "$start" ] && [ $# = 0 ] || usage
+	mapping "$start" "$pages"
+	;;
+check)
+	shift
+	cmd_check "$@"
+	;;
+*) usage ;;
+esac

@@ -1,0 +1,219 @@
+"""perf-scripts/tlb-ab.sh on the host: the walked range's mapping from the
+captured ptdumps, 'check' over meta.json files, and 'run' end to end with a
+stand-in perf binary over a copy of a captured tree (no PMU, no walker here:
+the guests run it for real, tests/qemu/tlb.sh)."""
+import json
+import os
+import shutil
+import stat
+import subprocess
+
+import pytest
+
+from conftest import FIXTURES, TOP
+from cmadebug_report import abstats, perfcsv
+
+SCRIPT = TOP / "perf-scripts" / "tlb-ab.sh"
+WALK_LINE = "start=0x60000000 pages=64 accesses=1000 seed=1 cpu=0 elapsed_ns=5000 faults=0 checksum=7\n"
+
+
+def sh(*args, env=None, cwd=None):
+    return subprocess.run(["sh", str(SCRIPT), *map(str, args)], capture_output=True, text=True,
+                          timeout=60, env=dict(os.environ, **(env or {})), cwd=cwd)
+
+
+@pytest.mark.parametrize("arch,start,pages,want", [
+    ("arm", "0x60000000", 4096, "block"),       # 1 MiB sections
+    ("arm", "0x57000000", 4096, "4k"),          # fimc-pool, split at boot
+    ("arm", "0x56ff0000", 4096, "mixed"),
+    ("arm", "0x57000000", 8192, "mixed"),
+    ("arm64", "0x48000000", 4096, "block"),     # contiguous 2 MiB blocks
+    ("arm64", "0x40400000", 256, "4k"),         # the kernel image's alias: pages
+    ("arm64", "0x40000000", 4096, "mixed"),
+    ("arm64", "0x7ff00000", 4096, "unknown"),   # past the end of RAM
+])
+def test_mapping_from_captured_ptdump(arch, start, pages, want):
+    res = sh("mapping", "--start", start, "--pages", pages,
+             env={"TLB_AB_ROOT": str(FIXTURES / f"qemu-{arch}" / "root"), "TLB_AB_RAM_START": "0x40000000"})
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.split()[0] == want, res.stdout
+
+
+def write_meta(root, variant, boot, mapping, kernel="Linux 6.12", start=1207959552, pages=4096):
+    d = root / variant / f"boot-{boot}"
+    d.mkdir(parents=True)
+    (d / "meta.json").write_text(json.dumps({
+        "machine": "board", "kernel": kernel, "cmdline": "x", "layout": "y",
+        "walk_mapping": mapping, "walk_mapping_detail": "detail", "walk_start": start,
+        "walk_pages": pages}, indent=1).replace("\n ", "\n  "))
+
+
+def test_check_accepts_an_intended_ab(tmp_path):
+    for b in (1, 2):
+        write_meta(tmp_path, "nosplit", b, "block")
+        write_meta(tmp_path, "split", b, "4k")
+    res = sh("check", tmp_path, "nosplit", "split")
+    assert res.returncode == 0 and "ok" in res.stdout, res.stderr
+
+
+@pytest.mark.parametrize("change,needle", [
+    ({"mapping": "mixed"}, "mapped 'mixed'"),
+    ({"kernel": "Linux 6.13"}, "another kernel"),
+    ({"pages": 1024}, "walked range"),
+])
+def test_check_refuses_layouts_that_do_not_differ_as_intended(tmp_path, change, needle):
+    write_meta(tmp_path, "nosplit", 1, "block")
+    kw = {"mapping": "4k", **change}
+    write_meta(tmp_path, "split", 1, **kw)
+    res = sh("check", tmp_path, "nosplit", "split")
+    assert res.returncode == 3, res
+    assert needle in res.stderr
+
+
+def test_check_refuses_swapped_variants(tmp_path):
+    write_meta(tmp_path, "nosplit", 1, "block")
+    write_meta(tmp_path, "split", 1, "4k")
+    res = sh("check", tmp_path, "split", "nosplit")
+    assert res.returncode == 3 and res.stderr.count("needs") == 2
+
+
+def test_check_missing_variant_is_environment_error(tmp_path):
+    write_meta(tmp_path, "nosplit", 1, "block")
+    assert sh("check", tmp_path, "nosplit", "split").returncode == 2
+
+
+FAKE_PERF = """#!/bin/sh
+# stand-in for 'perf stat -x, -o FILE -e {EVENTS} -- CMD': percentages from FAKE_PERCENT
+out="" ev=""
+while [ $# -gt 0 ]; do
+	case $1 in -o) out=$2; shift ;; -e) ev=$2; shift ;; --) break ;; esac
+	shift
+done
+ev=${ev#\\{}; ev=${ev%\\}}
+{
+	echo "# started on today"; echo
+	for e in $(echo "$ev" | tr , ' '); do
+		case $e in instructions:k) echo "123456,,$e,1000,${FAKE_PERCENT:-100.00},," ;;
+		*) echo "<not supported>,,$e,0,100.00,," ;; esac
+	done
+} >"$out"
+"""
+
+
+@pytest.fixture
+def board(tmp_path):
+    """A copy of the arm capture with a walker report, and a stand-in perf."""
+    root = tmp_path / "root"
+    shutil.copytree(FIXTURES / "qemu-arm" / "root", root, symlinks=True)
+    (root / "sys/kernel/debug/linear_map/walk").write_text(WALK_LINE)
+    (root / "proc/sys/kernel/random").mkdir(parents=True)
+    (root / "proc/sys/kernel/random/boot_id").write_text("1234-abcd\n")
+    perf = tmp_path / "perf"
+    perf.write_text(FAKE_PERF)
+    perf.chmod(perf.stat().st_mode | stat.S_IXUSR)
+    return {"TLB_AB_ROOT": str(root), "PERF": str(perf)}
+
+
+def test_run_with_perf_writes_the_abstats_layout(board, tmp_path):
+    out = tmp_path / "res"
+    for _ in range(2):  # a second call in the same boot adds runs
+        res = sh("run", "nosplit", "-o", out, "--start", "0x60000000", "--sweep", "64 256", "--runs", "2",
+                 "--events", "instructions,cycles,dtlb_walk,itlb_walk", "--expect", "block", env=board)
+        assert res.returncode == 0, res.stderr
+    d = out / "walk" / "nosplit" / "boot-1"
+    assert sorted(p.name for p in d.glob("run-*.csv")) == [f"run-{i}.csv" for i in range(1, 9)]
+    meta = json.loads((d / "meta.json").read_text())
+    assert meta["walk_mapping"] == "block" and meta["boot_id"] == "1234-abcd"
+    assert meta["kernel"].startswith("Linux version") and "\n" in meta["linear_map_layout"]
+    assert meta["walk_start"] == 0x60000000 and meta["walk_pages"] == 256
+    w = json.loads((d / "run-3.walker.json").read_text())
+    assert w == {"working_set_bytes": 1048576, "pages": 256, "accesses": 1000, "elapsed_ns": 5000,
+                 "cpu": 0, "faults": 0, "seed": 1}
+    manifest = json.loads((out / "walk" / "manifest.json").read_text())
+    assert manifest["walk_events"] == ["dtlb_walk:k", "itlb_walk:k"]
+    r = perfcsv.parse((d / "run-1.csv").read_text())
+    assert r["instructions:k"].value == 123456 and r["dtlb_walk:k"].status == "not supported"
+    # a second variant, and abstats reads both
+    res = sh("run", "split", "-o", out, "--start", "0x60000000", "--sweep", "64 256", "--runs", "2",
+             "--events", "instructions,cycles,dtlb_walk,itlb_walk", env=board)
+    assert res.returncode == 0, res.stderr
+
+    class Args:
+        results, baseline, seed, iterations = [str(out / "walk")], "nosplit", 1, 200
+        instructions_event = walk_event = tlb_reach = json = None
+
+    doc = abstats.analyse_paths([str(out / "walk")], Args())
+    assert [g["working_set_bytes"] for g in doc["groups"] if g["variant"] == "split"] == [262144, 1048576]
+    assert all(g["metrics"]["dtlb_walk:k"]["status"] == "not supported" for g in doc["groups"])
+
+
+def test_run_rejects_multiplexed_runs(board, tmp_path):
+    out = tmp_path / "res"
+    res = sh("run", "nosplit", "-o", out, "--start", "0x60000000", "--pages", "64", "--runs", "2",
+             env={**board, "FAKE_PERCENT": "61.50"})
+    assert res.returncode == 3
+    assert "multiplexed: instructions:k had a counter 61.50% of the time" in res.stderr
+    d = out / "walk" / "nosplit" / "boot-1"
+    assert not list(d.glob("run-*[0-9].csv")) and len(list(d.glob("run-*.rejected.csv"))) == 2
+
+
+def test_run_refuses_an_unexpected_mapping(board, tmp_path):
+    res = sh("run", "split", "-o", tmp_path, "--start", "0x60000000", "--expect", "4k", env=board)
+    assert res.returncode == 3 and "not mapped as expected (4k)" in res.stderr
+
+
+@pytest.mark.parametrize("args", [
+    [], ["run"], ["run", "a/b", "--start", "0x60000000"], ["run", "v"],
+    ["run", "v", "--start", "0x60000000", "--pages", "x"],
+    ["run", "v", "--start", "0x60000000", "--events", "a,b,c,d,e,f,g"],
+    ["mapping"], ["check", "x"],
+])
+def test_usage_errors(board, args):
+    assert sh(*args, env=board).returncode == 1
+
+
+def make_ab(root, a_mapping="block", b_mapping="4k"):
+    """Two variants, two boots of three runs each, a sweep of two sizes."""
+    for v, mapping, walks in (("nosplit", a_mapping, 100), ("split", b_mapping, 180)):
+        for b in (1, 2):
+            write_meta(root, v, b, mapping)
+            d = root / v / f"boot-{b}"
+            for r in range(1, 7):
+                pages = 64 if r <= 3 else 4096
+                (d / f"run-{r}.csv").write_text(perfcsv.write([
+                    ("instructions:k", 1000000 + r, "", 100.0), ("dtlb_walk:k", walks * pages // 64 + r, "", 100.0)]))
+                (d / f"run-{r}.walker.json").write_text(json.dumps(
+                    {"working_set_bytes": pages * 4096, "accesses": 1000, "elapsed_ns": 50000}))
+
+
+def make_tlb_report(results, out):
+    return subprocess.run(["make", "-s", "tlb-report", f"RESULTS={results}", f"OUT={out}",
+                           f"PYTHON={os.environ.get('PYTHON', '/usr/bin/python3')}"],
+                          cwd=TOP, capture_output=True, text=True, timeout=300)
+
+
+def test_make_tlb_report(tmp_path):
+    make_ab(tmp_path / "walk")
+    res = make_tlb_report(tmp_path / "walk", tmp_path / "r.html")
+    assert res.returncode == 0, res.stderr
+    assert "check: ok" in res.stdout and "split vs nosplit" in res.stdout
+    assert "sweep" in res.stdout and "<html" in (tmp_path / "r.html").read_text()[:200].lower()
+
+
+def test_make_tlb_report_refuses_a_wrong_ab(tmp_path):
+    make_ab(tmp_path / "walk", b_mapping="block")
+    res = make_tlb_report(tmp_path / "walk", tmp_path / "r.html")
+    assert res.returncode != 0 and "do not compare a split" in res.stderr
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_run_with_a_named_pmu(board, tmp_path):
+    """big.LITTLE: events of one cluster's PMU, as perf spells them."""
+    res = sh("run", "nosplit", "-o", tmp_path, "--start", "0x60000000", "--pages", "64", "--runs", "1",
+             "--events", "instructions,dtlb_walk", "--pmu", "armv8_cortex_a53", env=board)
+    assert res.returncode == 0, res.stderr
+    r = perfcsv.parse((tmp_path / "walk/nosplit/boot-1/run-1.csv").read_text())
+    assert list(r) == ["armv8_cortex_a53/instructions/k", "armv8_cortex_a53/dtlb_walk/k"]
+    m = json.loads((tmp_path / "walk/manifest.json").read_text())
+    assert m == {"instructions_event": "armv8_cortex_a53/instructions/k",
+                 "walk_events": ["armv8_cortex_a53/dtlb_walk/k"]}

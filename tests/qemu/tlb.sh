@@ -1,0 +1,87 @@
+# Guest tests for the TLB A/B (perf-scripts/tlb-ab.sh, cmadebug tlb), in the
+# boots that form the A/B pair: arm main (the walked range in 1 MiB
+# sections) and forced-split (linear_map_split=16M@0x60000000: pages);
+# arm64 tlb-icount (rodata=on: blocks) and tlb-icount-split (+
+# linear_map_split=16M@0x48000000), both under QEMU -icount shift=0.
+# Sourced by run-tests.sh after linear-map.sh (WALK_START, LM_ARCH,
+# layout_kb).  tlb_export prints the results for the host side
+# (tests/qemu/tlb-ab-host.sh), which compares the two boots.
+
+TLB_OUT=/tmp/tlb-results
+case " $(cat /proc/cmdline) " in
+*" linear_map_split="*) TLB_VARIANT=split TLB_MAPPING=4k ;;
+*) TLB_VARIANT=nosplit TLB_MAPPING=block ;;
+esac
+
+# The walked range as the page tables map it: 16 MiB of pages when split,
+# sections/blocks otherwise, and linear_map/layout counts those pages.
+test_tlb_walked_range_mapping() {
+	out=$(tlb-ab.sh mapping --start $WALK_START --pages 4096) || t_fail "tlb-ab.sh mapping failed" || return 1
+	echo "# $out"
+	t_eq "mapping of the walked range ($TLB_VARIANT boot)" $TLB_MAPPING "${out%% *}" || return 1
+	sed 's/^/# /' $LM/layout
+	k4=$(layout_kb DirectMap4k) k64=$(layout_kb DirectMap64k)
+	pages_kb=$((${k4:-0} + ${k64:-0}))
+	if [ $TLB_VARIANT = split ]; then
+		[ "$pages_kb" -ge 16384 ] || t_fail "layout has $pages_kb kB in pages, less than the walked 16 MiB"
+	fi
+}
+
+# tlb-ab.sh end to end with no perf binary: it falls back to cmadebug tlb,
+# writes the A/B layout, and refuses a boot that is not mapped as expected.
+test_tlb_runner_end_to_end() {
+	PERF=none tlb-ab.sh run $TLB_VARIANT -o $TLB_OUT --start $WALK_START --sweep "64 1024 4096" \
+		--accesses 20000 --runs 3 --expect $TLB_MAPPING --workload tmpfs-read --tmpfs-mib 4 \
+		2>/tmp/tlb-ab.err || t_fail "exit $?: $(cat /tmp/tlb-ab.err)" || return 1
+	sed 's/^/# /' /tmp/tlb-ab.err
+	d=$TLB_OUT/walk/$TLB_VARIANT/boot-1
+	t_eq "walk runs" 9 "$(ls $d/run-*.csv | wc -l)" || return 1
+	t_eq "walker reports" 9 "$(ls $d/run-*.walker.json | wc -l)" || return 1
+	t_eq "tmpfs-read runs" 3 "$(ls $TLB_OUT/tmpfs-read/$TLB_VARIANT/boot-1/run-*.csv | wc -l)" || return 1
+	grep -q "\"walk_mapping\": \"$TLB_MAPPING\"" $d/meta.json || t_fail "meta.json: $(grep walk_mapping $d/meta.json)" || return 1
+	grep -q '"working_set_bytes": 16777216' $d/run-9.walker.json || t_fail "run-9.walker.json: $(cat $d/run-9.walker.json)" || return 1
+	other=block
+	[ $TLB_MAPPING = block ] && other=4k
+	if PERF=none tlb-ab.sh run wrong -o /tmp/tlb-wrong --start $WALK_START --runs 1 --expect $other 2>/tmp/tlb-ab.err; then
+		t_fail "a boot not mapped as --expect says was measured"
+		return 1
+	fi
+	t_eq "exit code of a wrong --expect" 3 "$(PERF=none tlb-ab.sh run wrong -o /tmp/tlb-wrong --start $WALK_START --runs 1 --expect $other 2>/dev/null; echo $?)"
+}
+
+# What the emulated PMU counts: arm (cortex-a15) has no PMU, so every event
+# is "not supported"; arm64 has no TLB events (they read 0), cycles, and
+# instructions only under -icount.
+test_tlb_events_not_supported() {
+	d=$TLB_OUT/walk/$TLB_VARIANT/boot-1
+	sed 's/^/# /' $d/run-1.csv
+	for f in $d/run-*.csv $TLB_OUT/tmpfs-read/$TLB_VARIANT/boot-1/run-*.csv; do
+		if [ $LM_ARCH = arm ]; then
+			bad=$(grep -v '^#' $f | grep . | grep -v '^<not supported>,' | head -n 1)
+		else
+			bad=$(grep -E 'tlb_refill|tlb_walk' $f | grep -v '^<not supported>,' | head -n 1)
+		fi
+		[ -z "$bad" ] || t_fail "$f: '$bad' should be not supported" || return 1
+	done
+	if [ $LM_ARCH = arm64 ]; then
+		grep -Eq '^[1-9][0-9]*,,instructions:k,' $d/run-1.csv || t_fail "no instruction count under -icount" || return 1
+	fi
+	# and cmadebug tlb's own output says so, for every TLB event
+	out=$(cmadebug tlb walk --start $WALK_START --pages 4096 --accesses 10000) || t_fail "cmadebug tlb exit $?" || return 1
+	echo "$out" | sed 's/^/# /'
+	n=$(echo "$out" | grep -cE '(tlb_refill|tlb_walk):k +- +not supported')
+	[ "$n" -ge 2 ] || t_fail "TLB events not reported as not supported"
+}
+
+# The results, for the host to compare the two boots (tlb-ab-host.sh).
+tlb_export() {
+	[ -d $TLB_OUT ] || return 0
+	echo "=== CMADEBUG TLB RESULTS BEGIN ==="
+	tar -C $TLB_OUT -cf - . | gzip -9 | base64
+	echo "=== CMADEBUG TLB RESULTS END ==="
+}
+
+TLB_TESTS="
+	test_tlb_walked_range_mapping
+	test_tlb_runner_end_to_end
+	test_tlb_events_not_supported"

@@ -45,6 +45,7 @@ struct cmd_args {
 int cmd_areas(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_events(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_tlb(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_trace(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_stats(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_failures(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_bitmap(struct cmd_ctx *ctx, int argc, char **argv);

@@ -30,6 +30,7 @@ static const struct command commands[] = {
 	  "-o FILE", ARG_OUTPUT, cmd_snapshot },
 	{ "events", "list the trace events cmadebug reads, and their fields", "",
 	  0, cmd_events },
+	{ "trace", "record CMA/linear-map events and summarize; or a trace.dat", "record|report ...", 0, cmd_trace },
 	{ "tlb", "kernel-only TLB, instruction, cycle counts around a walk", "walk ...", 0, cmd_tlb },
 };
 

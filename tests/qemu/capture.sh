@@ -38,6 +38,20 @@ provoke() {
 }
 [ -n "${CAPTURE_OUT:-}" ] || provoke
 
+# A recording of one injected migrate-stage failure (pin, allocate,
+# release) with what 'cmadebug trace record' said about it: the host tests
+# read trace.dat back with 'cmadebug trace report' (libtracecmd).
+if [ -z "${CAPTURE_OUT:-}" ] && [ -d /sys/kernel/debug/cma/reserved/inject ]; then
+	mkdir -p /tmp/capture/trace
+	area=/sys/kernel/debug/cma/reserved
+	cmadebug --json trace record -o /tmp/capture/trace/trace.dat -- sh -c "
+		echo 2 >$area/inject/pin && { echo \$(cat $area/maxchunk) >$area/alloc; } 2>/dev/null
+		echo 1 >$area/inject/release
+		echo 8 >$area/alloc && echo 8 >$area/free" \
+		>/tmp/capture/trace/record.json 2>/tmp/capture/trace/record.err
+	echo $? >/tmp/capture/trace/record.rc
+fi
+
 copy /proc/mounts /proc/meminfo /proc/cmdline /proc/version
 for a in /sys/kernel/debug/cma/*/; do
 	for f in "$a"*; do

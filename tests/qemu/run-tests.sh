@@ -4,6 +4,7 @@
 # (cma-devices.sh).
 . /tests/ktap.sh
 . /tests/cma-failures.sh
+. /tests/cma-trace.sh
 . /tests/cma-devices.sh
 . /tests/linear-map.sh
 . /tests/tlb.sh
@@ -134,6 +135,7 @@ main)
 		test_cmadebug_events_parses_cma_formats \
 		test_bad_root_is_environment_error \
 		$CMA_FAILURE_TESTS \
+		$CMA_TRACE_TESTS \
 		$CMA_DEVICE_TESTS \
 		$LM_MAIN_TESTS \
 		$lm_board_tests

@@ -44,6 +44,9 @@ struct results {
 	      "%s: expected %llu, got %llu", what,                     \
 	      (unsigned long long)(expected), (unsigned long long)(actual))
 
+/* The trace model's tests (test_trace_all), on the same CHECK macros. */
+#include "test_trace.c"
+
 static void test_parse_u64(struct results *r)
 {
 	uint64_t v = 7;
@@ -1182,6 +1185,7 @@ int main(int argc, char **argv)
 	test_linear_map_parsers(&r);
 	test_fixture_layouts_agree(&r, fixtures, "qemu-arm");
 	test_fixture_layouts_agree(&r, fixtures, "qemu-arm64");
+	test_trace_all(&r, fixtures);
 	printf("%u passed, %u failed\n", r.passed, r.failed);
 	return r.failed ? 1 : 0;
 }

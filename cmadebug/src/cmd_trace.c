@@ -1,0 +1,508 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmadebug trace record [-o FILE] [-d SECONDS | -- COMMAND [ARGS...]]
+ * cmadebug trace report FILE
+ *
+ * record: a private tracefs instance with the CMA, linear-map and
+ * migration events (trace_record.h), for SECONDS, while COMMAND runs, or
+ * until SIGINT/SIGTERM; then the summary.  -o FILE also writes what was
+ * recorded as a trace-cmd version 6 trace.dat (trace_dat.h), atomically.
+ * report: the same summary from a trace.dat (trace_report.h).
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "trace.h"
+#include "trace_dat.h"
+#include "trace_record.h"
+#include "trace_report.h"
+
+#define TRACE_USAGE "record [-o FILE] [-d SECONDS | -- COMMAND [ARGS...]] | report FILE"
+
+/* The one global: set by the SIGINT/SIGTERM/SIGHUP handler. */
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+/* "a b c" from N names into TEXT (SIZE bytes); "none" for none. */
+static void join_names(const char *const *names, unsigned int n, char *text,
+		       size_t size)
+{
+	snprintf(text, size, "%s", n ? "" : "none");
+	for (unsigned int i = 0; i < n; i++) {
+		size_t used = strlen(text);
+
+		snprintf(text + used, size - used, "%s%s", i ? " " : "",
+			 names[i]);
+	}
+}
+
+static void emit_latency(struct emit *e, const char *key,
+			 const struct trace_latency *l)
+{
+	emit_object_begin(e, key);
+	emit_uint(e, "count", "Latency pairs", FMT_DEC, l->count);
+	emit_uint(e, "min_ns", "Latency min (ns)", FMT_DEC, l->min);
+	emit_uint(e, "p50_ns", "Latency p50 (ns)", FMT_DEC, l->p50);
+	emit_uint(e, "p90_ns", "Latency p90 (ns)", FMT_DEC, l->p90);
+	emit_uint(e, "p99_ns", "Latency p99 (ns)", FMT_DEC, l->p99);
+	emit_uint(e, "max_ns", "Latency max (ns)", FMT_DEC, l->max);
+	/* log2 buckets; empty ones are left out. */
+	emit_list_begin(e, "histogram");
+	for (unsigned int b = 0; b < TRACE_HIST_BUCKETS; b++) {
+		if (!l->hist[b])
+			continue;
+		emit_object_begin(e, NULL);
+		emit_uint(e, "from_ns", "FROM_NS", FMT_DEC, b ? 1ULL << b : 0);
+		emit_uint(e, "to_ns", "TO_NS", FMT_DEC, 2ULL << b);
+		emit_uint(e, "count", "ALLOCATIONS", FMT_DEC, l->hist[b]);
+		emit_object_end(e);
+	}
+	emit_list_end(e);
+	emit_object_end(e);
+}
+
+static void emit_causes(struct emit *e, const char *key,
+			const struct trace_cause_sum *c, unsigned int n,
+			bool splits)
+{
+	emit_list_begin(e, key);
+	for (unsigned int i = 0; i < n; i++) {
+		emit_object_begin(e, NULL);
+		emit_string(e, "cause", "CAUSE", c[i].cause);
+		emit_uint(e, "count", "EVENTS", FMT_DEC, c[i].count);
+		if (splits)
+			emit_uint(e, "entries", "ENTRIES", FMT_DEC, c[i].entries);
+		else
+			emit_uint(e, "failures", "FAILED", FMT_DEC, c[i].failures);
+		emit_uint(e, "bytes", "BYTES", FMT_SIZE, c[i].bytes);
+		emit_object_end(e);
+	}
+	emit_list_end(e);
+}
+
+/* The summary, text and JSON from the same calls. */
+static void emit_summary(struct emit *e, const struct trace_summary *s,
+			 const char *source, const char *const *missing,
+			 unsigned int nr_missing)
+{
+	emit_object_begin(e, NULL);
+	emit_string(e, "source", "Source", source);
+	emit_uint(e, "records", "Records", FMT_DEC, s->records);
+	emit_uint(e, "duration_ns", "Span (ns)", FMT_DEC,
+		  s->last_ts - s->first_ts);
+	emit_uint(e, "lost_events", "Lost events", FMT_DEC, s->lost);
+	emit_bool(e, "lost_unknown", "Lost events uncounted", s->lost_unknown);
+	if (missing) {
+		char text[256];
+
+		emit_list_begin(e, "missing_events");
+		for (unsigned int i = 0; i < nr_missing; i++)
+			emit_string(e, NULL, NULL, missing[i]);
+		emit_list_end(e);
+		join_names(missing, nr_missing, text, sizeof(text));
+		emit_string(e, NULL, "Missing events", text);
+	}
+
+	emit_object_begin(e, "allocations");
+	emit_uint(e, "requests", "Allocations", FMT_DEC, s->requests);
+	emit_uint(e, "pages", "Pages requested", FMT_DEC, s->pages);
+	emit_uint(e, "succeeded", "Succeeded", FMT_DEC, s->succeeded);
+	emit_uint(e, "failed", "Failed", FMT_DEC, s->failed);
+	emit_uint(e, "unfinished", "Unfinished (no cma_alloc_finish)", FMT_DEC,
+		  s->unfinished);
+	emit_uint(e, "unmatched", "Unmatched (no cma_alloc_start)", FMT_DEC,
+		  s->unmatched);
+	emit_uint(e, "busy_retries", "Busy retries", FMT_DEC, s->busy_retries);
+	emit_object_end(e);
+	emit_latency(e, "latency", &s->latency);
+
+	emit_list_begin(e, "areas");
+	for (unsigned int i = 0; i < s->nr_areas; i++) {
+		const struct trace_area_sum *a = &s->areas[i];
+
+		emit_object_begin(e, NULL);
+		emit_string(e, "name", "AREA", a->name);
+		emit_uint(e, "requests", "ALLOCS", FMT_DEC, a->requests);
+		emit_uint(e, "pages", "PAGES", FMT_DEC, a->pages);
+		emit_uint(e, "succeeded", "OK", FMT_DEC, a->succeeded);
+		emit_uint(e, "failed", "FAILED", FMT_DEC, a->failed);
+		emit_uint(e, "fail_events", "FAILED_ATTEMPTS", FMT_DEC,
+			  a->fail_events);
+		emit_uint(e, "busy_retries", "RETRIES", FMT_DEC, a->busy_retries);
+		emit_uint(e, "pages_released", "RELEASED", FMT_DEC,
+			  a->pages_released);
+		/* Flat: an object inside a table row would start a row. */
+		emit_uint(e, "latency_pairs", NULL, FMT_DEC, a->latency.count);
+		emit_uint(e, "latency_min_ns", NULL, FMT_DEC, a->latency.min);
+		emit_uint(e, "latency_p50_ns", "P50_NS", FMT_DEC, a->latency.p50);
+		emit_uint(e, "latency_p90_ns", NULL, FMT_DEC, a->latency.p90);
+		emit_uint(e, "latency_p99_ns", "P99_NS", FMT_DEC, a->latency.p99);
+		emit_uint(e, "latency_max_ns", "MAX_NS", FMT_DEC, a->latency.max);
+		emit_object_end(e);
+	}
+	emit_list_end(e);
+
+	emit_object_begin(e, "failures");
+	emit_uint(e, "attempts", "Failed attempts (cma_alloc_fail)", FMT_DEC,
+		  s->fail_events);
+	emit_uint(e, "distinct_pfns", "Distinct pfns blamed", FMT_DEC,
+		  s->distinct_pfns);
+	emit_uint(e, "without_pfn", "Failures without a pfn", FMT_DEC,
+		  s->fails_without_pfn);
+	emit_list_begin(e, "by_stage");
+	for (unsigned int i = 0; i < s->nr_stages; i++) {
+		emit_object_begin(e, NULL);
+		emit_string(e, "stage", "STAGE", s->stages[i].stage);
+		emit_uint(e, "count", "FAILED_ATTEMPTS", FMT_DEC,
+			  s->stages[i].count);
+		emit_object_end(e);
+	}
+	emit_list_end(e);
+	emit_list_begin(e, "top_pfns");
+	for (unsigned int i = 0; i < s->nr_pfns; i++) {
+		const struct trace_pfn_sum *p = &s->pfns[i];
+
+		emit_object_begin(e, NULL);
+		emit_string(e, "area", "AREA", p->area);
+		emit_uint(e, "pfn", "PFN", FMT_HEX, p->pfn);
+		emit_uint(e, "count", "FAILURES", FMT_DEC, p->count);
+		emit_string(e, "stage", "STAGE", p->stage);
+		emit_string(e, "kind", "KIND", p->kind);
+		emit_object_end(e);
+	}
+	emit_list_end(e);
+	emit_object_end(e);
+
+	emit_object_begin(e, "migration");
+	emit_uint(e, "calls", "Migrations (contig_range)", FMT_DEC,
+		  s->migrate_calls);
+	emit_uint(e, "pages_migrated", "Pages migrated", FMT_DEC,
+		  s->pages_migrated);
+	emit_uint(e, "pages_failed", "Pages not migrated", FMT_DEC,
+		  s->pages_not_migrated);
+	emit_uint(e, "other_calls", "Migrations (other reasons)", FMT_DEC,
+		  s->migrate_other_calls);
+	emit_object_end(e);
+
+	emit_object_begin(e, "splits");
+	emit_uint(e, "count", "Linear-map splits", FMT_DEC, s->splits);
+	emit_uint(e, "entries", "Entries split", FMT_DEC, s->split_entries);
+	emit_uint(e, "bytes", "Bytes split", FMT_SIZE, s->split_bytes);
+	emit_causes(e, "by_cause", s->split_causes, s->nr_split_causes, true);
+	emit_object_end(e);
+
+	emit_object_begin(e, "attr_changes");
+	emit_uint(e, "count", "Attribute changes", FMT_DEC, s->attr_changes);
+	emit_uint(e, "failures", "Attribute changes failed", FMT_DEC,
+		  s->attr_failures);
+	emit_uint(e, "bytes", "Bytes changed", FMT_SIZE, s->attr_bytes);
+	emit_causes(e, "by_cause", s->attr_causes, s->nr_attr_causes, false);
+	emit_object_end(e);
+	emit_object_end(e);
+}
+
+static int summarize_and_emit(struct cmd_ctx *ctx, struct trace_recs *r,
+			      const char *source, const char *const *missing,
+			      unsigned int nr_missing)
+{
+	struct trace_summary s;
+
+	if (trace_summarize(r, &s)) {
+		err_msg("out of memory");
+		return EXIT_ENV;
+	}
+	emit_summary(ctx->out, &s, source, missing, nr_missing);
+	trace_summary_free(&s);
+	return EXIT_OK;
+}
+
+/* The trace.dat, atomically: a temporary file beside FILE, then rename. */
+static int write_dat(const struct trace_session *sess, const char *file)
+{
+	const unsigned char **data = calloc(sess->nr_cpus, sizeof(*data));
+	size_t *len = calloc(sess->nr_cpus, sizeof(*len));
+	char **stats = calloc(sess->nr_cpus, sizeof(*stats));
+	char dir[PATH_MAX], tmp[PATH_MAX];
+	struct trace_dat d = {
+		.formats = &sess->formats, .page_size = sess->page_size,
+		.nr_cpus = sess->nr_cpus, .cpu_data = data, .cpu_len = len,
+		.cpu_stats = stats, .clock = sess->clock,
+	};
+	FILE *out = NULL;
+	int fd = -1, ret = EXIT_ENV, err;
+
+	if (!data || !len || !stats) {
+		err_msg("out of memory");
+		goto out;
+	}
+	for (unsigned int c = 0; c < sess->nr_cpus; c++) {
+		data[c] = sess->cpu[c].data;
+		len[c] = sess->cpu[c].len;
+		stats[c] = sess->cpu[c].stats;
+	}
+	snprintf(dir, sizeof(dir), "%s", file);
+	if (snprintf(tmp, sizeof(tmp), "%s/.cmadebug-trace.XXXXXX",
+		     dirname(dir)) >= (int)sizeof(tmp)) {
+		err_msg("trace record: %s: path too long", file);
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	fd = mkstemp(tmp);
+	if (fd < 0 || !(out = fdopen(fd, "w"))) {
+		err_msg("trace record: cannot create a file beside %s: %s",
+			file, strerror(errno));
+		goto out;
+	}
+	fd = -1;
+	err = trace_dat_write(out, &d);
+	if (!err && (fflush(out) || fsync(fileno(out))))
+		err = -errno;
+	if (fclose(out) && !err)
+		err = -errno;
+	out = NULL;
+	if (!err && rename(tmp, file))
+		err = -errno;
+	if (err) {
+		err_msg("trace record: writing %s: %s", file, strerror(-err));
+		unlink(tmp);
+		goto out;
+	}
+	ret = EXIT_OK;
+out:
+	if (fd >= 0) {
+		close(fd);
+		unlink(tmp);
+	}
+	free(data);
+	free(len);
+	free(stats);
+	return ret;
+}
+
+struct record_args {
+	const char *output;
+	uint64_t seconds;	/* 0: until COMMAND ends or a signal */
+	char **command;		/* NULL-terminated, or NULL */
+};
+
+static int parse_record_args(int argc, char **argv, struct record_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	for (int i = 2; i < argc; i++) {
+		const char *s = argv[i];
+
+		if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
+			printf("Usage: cmadebug [OPTIONS] trace %s\n", TRACE_USAGE);
+			return EXIT_OK;
+		}
+		if (!strcmp(s, "--")) {
+			if (i + 1 == argc) {
+				err_msg("trace record: -- needs a command to run");
+				return EXIT_USAGE;
+			}
+			a->command = argv + i + 1;
+			break;
+		}
+		if ((!strcmp(s, "-o") || !strcmp(s, "--output")) && i + 1 < argc &&
+		    *argv[i + 1]) {
+			a->output = argv[++i];
+			continue;
+		}
+		if ((!strcmp(s, "-d") || !strcmp(s, "--duration")) && i + 1 < argc &&
+		    !parse_u64(argv[i + 1], strlen(argv[i + 1]), &a->seconds) &&
+		    a->seconds > 0 && a->seconds <= 86400) {
+			i++;
+			continue;
+		}
+		if (!strcmp(s, "-d") || !strcmp(s, "--duration")) {
+			err_msg("trace record: %s needs a number of seconds from 1 to 86400", s);
+			return EXIT_USAGE;
+		}
+		err_msg("trace record: unexpected argument '%s' (see 'cmadebug trace --help')",
+			s);
+		return EXIT_USAGE;
+	}
+	if (a->seconds && a->command) {
+		err_msg("trace record: -d and -- COMMAND exclude each other");
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Runs until the command exits, the time is up or a signal came. */
+static int record_loop(struct trace_session *sess,
+		       const struct record_args *a, bool verbose)
+{
+	const struct timespec tick = { 0, 100 * 1000 * 1000 };
+	double end = a->seconds ? now_s() + (double)a->seconds : 0;
+	pid_t child = -1;
+	int ret = 0, status;
+
+	if (a->command) {
+		fflush(NULL);
+		child = fork();
+		if (child < 0) {
+			err_msg("trace record: fork: %s", strerror(errno));
+			return EXIT_ENV;
+		}
+		if (child == 0) {
+			/* The handlers are reset by exec; the mask is not. */
+			sigset_t none;
+
+			sigemptyset(&none);
+			sigprocmask(SIG_SETMASK, &none, NULL);
+			execvp(a->command[0], a->command);
+			err_msg("trace record: %s: %s", a->command[0],
+				strerror(errno));
+			_exit(127);
+		}
+		debug_msg(verbose, "running %s (pid %ld)", a->command[0],
+			  (long)child);
+	} else if (!a->seconds) {
+		debug_msg(verbose, "recording until Ctrl-C");
+	}
+	for (;;) {
+		if (stop_signal) {
+			if (child > 0) {
+				kill(child, stop_signal);
+				while (waitpid(child, &status, 0) < 0 &&
+				       errno == EINTR)
+					;
+			}
+			break;
+		}
+		if (child > 0 && waitpid(child, &status, WNOHANG) == child) {
+			if (WIFEXITED(status) && WEXITSTATUS(status))
+				debug_msg(verbose, "%s exited with %d",
+					  a->command[0], WEXITSTATUS(status));
+			break;
+		}
+		if (end && now_s() >= end)
+			break;
+		ret = trace_session_drain(sess);
+		if (ret)
+			break;
+		nanosleep(&tick, NULL);
+	}
+	if (ret && child > 0) {
+		kill(child, SIGTERM);
+		waitpid(child, &status, 0);
+	}
+	return ret;
+}
+
+static int trace_record(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = on_signal }, old[3];
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct trace_session sess;
+	struct trace_recs recs = { 0 };
+	struct record_args a;
+	struct sysroot sr;
+	int ret;
+
+	ret = parse_record_args(argc, argv, &a);
+	if (ret >= 0)
+		return ret;
+	ret = sysroot_open(&sr, ctx->root_opts);
+	if (ret)
+		return ret;
+	/* Before the instance exists: a signal from now on only stops. */
+	sigemptyset(&sa.sa_mask);
+	for (unsigned int i = 0; i < ARRAY_SIZE(sigs); i++)
+		sigaction(sigs[i], &sa, &old[i]);
+	ret = trace_session_start(&sess, &sr, ctx->verbose);
+	if (!ret && sess.nr_missing) {
+		char text[256];
+
+		join_names(sess.missing, sess.nr_missing, text, sizeof(text));
+		err_msg("trace record: not in this kernel, not recorded: %s", text);
+	}
+	if (ret)
+		goto out;
+	ret = record_loop(&sess, &a, ctx->verbose);
+	if (!ret)
+		ret = trace_session_stop(&sess);
+	if (!ret)
+		ret = trace_session_records(&sess, &recs);
+	if (!ret && a.output)
+		ret = write_dat(&sess, a.output);
+	if (!ret)
+		ret = summarize_and_emit(ctx, &recs, "live", sess.missing,
+					 sess.nr_missing);
+out:
+	trace_recs_free(&recs);
+	trace_session_destroy(&sess);
+	for (unsigned int i = 0; i < ARRAY_SIZE(sigs); i++)
+		sigaction(sigs[i], &old[i], NULL);
+	return ret;
+}
+
+static int trace_report(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	struct trace_recs recs;
+	const char *file = NULL;
+	int ret;
+
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			printf("Usage: cmadebug [OPTIONS] trace %s\n", TRACE_USAGE);
+			return EXIT_OK;
+		}
+		if (argv[i][0] == '-' || file) {
+			err_msg("trace report: unexpected argument '%s' (see 'cmadebug trace --help')",
+				argv[i]);
+			return EXIT_USAGE;
+		}
+		file = argv[i];
+	}
+	if (!file) {
+		err_msg("trace report: needs a FILE (a trace.dat)");
+		return EXIT_USAGE;
+	}
+	ret = trace_report_load(file, &recs);
+	if (ret)
+		return ret;
+	ret = summarize_and_emit(ctx, &recs, file, NULL, 0);
+	trace_recs_free(&recs);
+	return ret;
+}
+
+int cmd_trace(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		printf("Usage: cmadebug [OPTIONS] trace %s\n"
+		       "record: the CMA, linear-map and migration events in a private tracefs\n"
+		       "instance, for SECONDS, while COMMAND runs, or until Ctrl-C; then a summary.\n"
+		       "report: the same summary from a trace.dat%s.\n",
+		       TRACE_USAGE, TRACE_REPORT ? "" :
+		       " (not in this build: no libtracecmd)");
+		return EXIT_OK;
+	}
+	if (argc >= 2 && !strcmp(argv[1], "record"))
+		return trace_record(ctx, argc, argv);
+	if (argc >= 2 && !strcmp(argv[1], "report"))
+		return trace_report(ctx, argc, argv);
+	err_msg("trace: expected 'record' or 'report' (see 'cmadebug trace --help')");
+	return EXIT_USAGE;
+}

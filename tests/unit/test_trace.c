@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the trace model (cmadebug/src/trace.h): the summary on
+ * records built here, and the converter and page parser on raw records
+ * synthesized from the format files captured from both guests (arm's 4-byte
+ * and arm64's 8-byte longs).  Included by test_cmadebug.c (its CHECK
+ * macros and struct results); test_trace_all() is the entry point.
+ */
+#include <event-parse.h>
+
+#include "trace.h"
+#include "trace_dat.h"
+#include "trace_record.h"
+
+static struct trace_rec *add_rec(struct trace_recs *rs, enum trace_kind kind,
+				 uint64_t ts, int32_t pid)
+{
+	struct trace_rec *rec = trace_recs_add(rs);
+
+	if (rec) {
+		rec->kind = kind;
+		rec->ts = ts;
+		rec->pid = pid;
+	}
+	return rec;
+}
+
+static void add_alloc(struct trace_recs *rs, const char *area, int32_t pid,
+		      uint64_t start, uint64_t end, uint64_t pages, int32_t err)
+{
+	struct trace_rec *rec = add_rec(rs, TR_ALLOC_START, start, pid);
+
+	snprintf(rec->u.start.area, TRACE_AREA_MAX, "%s", area);
+	rec->u.start.count = pages;
+	rec = add_rec(rs, TR_ALLOC_FINISH, end, pid);
+	snprintf(rec->u.finish.area, TRACE_AREA_MAX, "%s", area);
+	rec->u.finish.count = pages;
+	rec->u.finish.err = err;
+}
+
+static void add_fail(struct trace_recs *rs, uint64_t ts, const char *stage,
+		     bool has_pfn, uint64_t pfn)
+{
+	struct trace_rec *rec = add_rec(rs, TR_ALLOC_FAIL, ts, 7);
+
+	snprintf(rec->u.fail.area, TRACE_AREA_MAX, "reserved");
+	snprintf(rec->u.fail.stage, TRACE_WORD_MAX, "%s", stage);
+	snprintf(rec->u.fail.kind, TRACE_WORD_MAX, "movable_ops");
+	rec->u.fail.has_pfn = has_pfn;
+	rec->u.fail.pfn = pfn;
+}
+
+static void test_trace_summary(struct results *r)
+{
+	struct trace_recs rs = { 0 };
+	struct trace_summary s;
+	struct trace_rec *rec;
+
+	r->test = "trace_summarize";
+	/* 10 allocations in "reserved" taking 1..10 us, interleaved with
+	 * one pid 2 allocation in "fimc-pool" that fails after 1 ms. */
+	add_alloc(&rs, "fimc-pool", 2, 50, 1000050, 16, -16);
+	for (unsigned int i = 1; i <= 10; i++)
+		add_alloc(&rs, "reserved", 1, i * 100000, i * 100000 + i * 1000,
+			  8, 0);
+	add_fail(&rs, 2000000, "migrate", true, 0x7e041);
+	add_fail(&rs, 2000001, "migrate", true, 0x7e041);
+	add_fail(&rs, 2000002, "isolate", true, 0x7e000);
+	add_fail(&rs, 2000003, "no-space", false, 0);
+	rec = add_rec(&rs, TR_BUSY_RETRY, 2000004, 1);
+	snprintf(rec->u.retry.area, TRACE_AREA_MAX, "reserved");
+	rec = add_rec(&rs, TR_MIGRATE, 2000005, 1);
+	rec->u.migrate.contig_range = true;
+	rec->u.migrate.succeeded = 30;
+	rec->u.migrate.failed = 2;
+	rec = add_rec(&rs, TR_MIGRATE, 2000006, 1);
+	rec->u.migrate.succeeded = 99;	/* compaction: not CMA's */
+	rec = add_rec(&rs, TR_SPLIT, 2000007, 0);
+	snprintf(rec->u.split.cause, TRACE_WORD_MAX, "cma-remap");
+	rec->u.split.count = 16;
+	rec->u.split.size = 16 << 20;
+	for (int i = 0; i < 3; i++) {
+		rec = add_rec(&rs, TR_ATTR_CHANGE, 2000008 + i, 0);
+		snprintf(rec->u.attr.cause, TRACE_WORD_MAX, "dma-remap");
+		rec->u.attr.size = 1 << 20;
+		rec->u.attr.ret = i == 2 ? -22 : 0;
+	}
+	/* A finish whose start was before the trace began. */
+	rec = add_rec(&rs, TR_ALLOC_FINISH, 2000020, 9);
+	snprintf(rec->u.finish.area, TRACE_AREA_MAX, "reserved");
+	/* A start whose finish came after the trace ended. */
+	rec = add_rec(&rs, TR_ALLOC_START, 2000030, 9);
+	snprintf(rec->u.start.area, TRACE_AREA_MAX, "reserved");
+	rs.lost = 5;
+	trace_recs_sort(&rs);
+	CHECK(r, rs.rec[0].ts == 50 && rs.rec[1].ts == 100000,
+	      "sorted by time: %llu, %llu", (unsigned long long)rs.rec[0].ts,
+	      (unsigned long long)rs.rec[1].ts);
+	if (trace_summarize(&rs, &s)) {
+		CHECK(r, false, "trace_summarize failed");
+		trace_recs_free(&rs);
+		return;
+	}
+	CHECK_U64(r, "requests", 12, s.requests);
+	CHECK_U64(r, "pages", 16 + 80, s.pages);
+	CHECK_U64(r, "succeeded", 11, s.succeeded);
+	CHECK_U64(r, "failed", 1, s.failed);
+	CHECK_U64(r, "unmatched finish", 1, s.unmatched);
+	CHECK_U64(r, "unfinished start", 1, s.unfinished);
+	CHECK_U64(r, "lost", 5, s.lost);
+	CHECK(r, s.nr_areas == 2 && !strcmp(s.areas[0].name, "fimc-pool") &&
+		 !strcmp(s.areas[1].name, "reserved"),
+	      "areas in order of appearance");
+	CHECK_U64(r, "reserved pairs", 10, s.areas[1].latency.count);
+	CHECK_U64(r, "reserved min", 1000, s.areas[1].latency.min);
+	CHECK_U64(r, "reserved p50 (nearest rank 5 of 10)", 5000,
+		  s.areas[1].latency.p50);
+	CHECK_U64(r, "reserved p90", 9000, s.areas[1].latency.p90);
+	CHECK_U64(r, "reserved p99", 10000, s.areas[1].latency.p99);
+	CHECK_U64(r, "reserved max", 10000, s.areas[1].latency.max);
+	CHECK_U64(r, "all pairs", 11, s.latency.count);
+	CHECK_U64(r, "all max", 1000000, s.latency.max);
+	/* 1000 ns is in [512, 1024), 2000..3000 in [1024, 2048) ... */
+	CHECK_U64(r, "hist [2^9, 2^10)", 1, s.latency.hist[9]);
+	CHECK_U64(r, "hist [2^10, 2^11)", 1, s.latency.hist[10]);
+	CHECK_U64(r, "hist [2^11, 2^12)", 2, s.latency.hist[11]);
+	CHECK_U64(r, "hist [2^12, 2^13)", 4, s.latency.hist[12]);
+	CHECK_U64(r, "hist [2^13, 2^14)", 2, s.latency.hist[13]);
+	CHECK_U64(r, "hist [2^19, 2^20) (1 ms)", 1, s.latency.hist[19]);
+	CHECK_U64(r, "fail events", 4, s.fail_events);
+	CHECK(r, s.nr_stages == 3 && !strcmp(s.stages[0].stage, "migrate") &&
+		 s.stages[0].count == 2,
+	      "stages by count: migrate first");
+	CHECK_U64(r, "distinct pfns", 2, s.distinct_pfns);
+	CHECK(r, s.nr_pfns == 2 && s.pfns[0].pfn == 0x7e041 &&
+		 s.pfns[0].count == 2 && !strcmp(s.pfns[0].stage, "migrate"),
+	      "top pfn 0x7e041 twice");
+	CHECK_U64(r, "failures without a pfn", 1, s.fails_without_pfn);
+	CHECK_U64(r, "busy retries", 1, s.busy_retries);
+	CHECK_U64(r, "contig_range migrations", 1, s.migrate_calls);
+	CHECK_U64(r, "pages migrated", 30, s.pages_migrated);
+	CHECK_U64(r, "pages not migrated", 2, s.pages_not_migrated);
+	CHECK_U64(r, "other migrations", 1, s.migrate_other_calls);
+	CHECK(r, s.nr_split_causes == 1 && s.split_causes[0].entries == 16 &&
+		 s.split_bytes == 16 << 20, "one cma-remap split of 16 entries");
+	CHECK(r, s.attr_changes == 3 && s.attr_failures == 1 &&
+		 s.nr_attr_causes == 1 && s.attr_causes[0].bytes == 3 << 20,
+	      "three dma-remap changes, one failed");
+	trace_summary_free(&s);
+
+	/* Empty input: zeros, no crash. */
+	rs.nr = 0;
+	rs.lost = 0;
+	CHECK(r, !trace_summarize(&rs, &s) && s.records == 0 &&
+		 s.latency.count == 0 && s.nr_areas == 0, "empty summary");
+	trace_summary_free(&s);
+	trace_recs_free(&rs);
+}
+
+static void test_trace_stats_lost(struct results *r)
+{
+	static const char stats[] = "entries: 3\noverrun: 2\ncommit overrun: 1\n"
+				    "bytes: 400\noldest event ts:  12.000001\n"
+				    "now ts:  13.000000\ndropped events: 4\n"
+				    "read events: 9\n";
+	uint64_t lost = 0;
+
+	r->test = "trace_stats_lost";
+	CHECK(r, !trace_stats_lost(stats, sizeof(stats) - 1, &lost) && lost == 7,
+	      "overrun + commit overrun + dropped = 7, got %llu",
+	      (unsigned long long)lost);
+	CHECK(r, trace_stats_lost("entries: 1\n", 11, &lost) == -EINVAL,
+	      "stats without the counters are refused");
+	CHECK(r, trace_stats_lost("overrun: x\n", 11, &lost) == -EINVAL,
+	      "a bad number is refused");
+}
+
+/* A tep over the captured format files of FIXTURE. */
+static struct tep_handle *fixture_tep(const char *fixtures, const char *name,
+				      struct trace_formats *f)
+{
+	char root[PATH_MAX];
+	struct sysroot_opts opts = { .root = root };
+	struct sysroot sr;
+	struct tep_handle *tep;
+
+	memset(f, 0, sizeof(*f));
+	snprintf(root, sizeof(root), "%s/%s/root", fixtures, name);
+	if (sysroot_open(&sr, &opts))
+		return NULL;
+	trace_formats_load_system(&sr, "cma", f);
+	trace_formats_load_system(&sr, "migrate", f);
+	trace_formats_load_system(&sr, "linear_map", f);
+	tep = tep_alloc();
+	for (unsigned int i = 0; tep && i < f->nr; i++)
+		tep_parse_event(tep, f->f[i].text, f->f[i].len, f->f[i].system);
+	return tep;
+}
+
+/* Raw record synthesis: fields at the offsets the format declares. */
+struct raw {
+	struct tep_event *ev;
+	unsigned char data[256];
+	size_t tail;		/* where the next dynamic string goes */
+};
+
+static void raw_begin(struct raw *w, struct tep_handle *tep, const char *sys,
+		      const char *name, int pid)
+{
+	int type;
+	struct tep_format_field *last = NULL;
+
+	memset(w, 0, sizeof(*w));
+	w->ev = tep_find_event_by_name(tep, sys, name);
+	if (!w->ev)
+		return;
+	type = w->ev->id;
+	memcpy(w->data, &(uint16_t){ (uint16_t)type }, 2);
+	memcpy(w->data + 4, &pid, 4);
+	for (struct tep_format_field *f = w->ev->format.fields; f; f = f->next)
+		last = f;
+	w->tail = last ? (size_t)(last->offset + last->size) : 8;
+}
+
+static void raw_num(struct raw *w, const char *name, uint64_t v)
+{
+	struct tep_format_field *f = w->ev ? tep_find_field(w->ev, name) : NULL;
+
+	if (!f)
+		return;
+	if (f->size == 4)
+		memcpy(w->data + f->offset, &(uint32_t){ (uint32_t)v }, 4);
+	else
+		memcpy(w->data + f->offset, &v, 8);
+}
+
+static void raw_str(struct raw *w, const char *name, const char *s)
+{
+	struct tep_format_field *f = w->ev ? tep_find_field(w->ev, name) : NULL;
+	uint32_t len = (uint32_t)strlen(s) + 1, loc;
+
+	if (!f || w->tail + len > sizeof(w->data))
+		return;
+	loc = (len << 16) | (uint32_t)w->tail;
+	memcpy(w->data + f->offset, &loc, 4);
+	memcpy(w->data + w->tail, s, len);
+	w->tail += len;
+}
+
+static size_t raw_size(const struct raw *w)
+{
+	return (w->tail + 3) & ~(size_t)3;
+}
+
+/* One failure record of the migrate stage at PFN (ULONG_MAX-less). */
+static void raw_fail(struct raw *w, struct tep_handle *tep, uint64_t ulong_max)
+{
+	raw_begin(w, tep, "cma", "cma_alloc_fail", 42);
+	raw_str(w, "name", "reserved");
+	raw_num(w, "start_pfn", 0x7e040);
+	raw_num(w, "count", 8128);
+	raw_num(w, "attempt", 1);
+	raw_num(w, "errorno", (uint32_t)-16);
+	raw_str(w, "stage", "migrate");
+	raw_num(w, "pfn", ulong_max);
+	raw_num(w, "refcount", 2);
+	raw_num(w, "mapcount", (uint32_t)-1);
+	raw_str(w, "migratetype", "Isolate");
+	raw_str(w, "kind", "movable_ops");
+}
+
+/* A sub-buffer holding RAWS as ring-buffer events 1 us apart. */
+static size_t make_page(unsigned char *page, size_t size, int long_size,
+			const struct raw *raws, unsigned int n, uint64_t flags)
+{
+	size_t at = 8 + (size_t)long_size;
+	uint64_t ts = 1000000000ULL, commit;
+
+	memset(page, 0, size);
+	memcpy(page, &ts, 8);
+	for (unsigned int i = 0; i < n; i++) {
+		size_t len = raw_size(&raws[i]);
+		uint32_t delta = i ? 1000u << 5 : 0;
+		/* Up to 112 bytes the length is type_len * 4; beyond, type_len
+		 * is 0 and array[0] holds the length + 4 (rb_update_event()). */
+		uint32_t hdr = len <= 112 ? (uint32_t)(len / 4) | delta : delta;
+
+		memcpy(page + at, &hdr, 4);
+		at += 4;
+		if (len > 112) {
+			memcpy(page + at, &(uint32_t){ (uint32_t)len + 4 }, 4);
+			at += 4;
+		}
+		memcpy(page + at, raws[i].data, len);
+		at += len;
+	}
+	commit = (at - 8 - (size_t)long_size) | flags;
+	if (long_size == 4)
+		memcpy(page + 8, &(uint32_t){ (uint32_t)commit }, 4);
+	else
+		memcpy(page + 8, &commit, 8);
+	return at;
+}
+
+static void test_trace_fixture_records(struct results *r, const char *fixtures,
+				       const char *name, int long_size)
+{
+	uint64_t ulong_max = long_size == 4 ? UINT32_MAX : UINT64_MAX;
+	struct trace_formats f;
+	struct tep_handle *tep = fixture_tep(fixtures, name, &f);
+	struct trace_recs rs = { 0 };
+	struct trace_conv conv;
+	struct raw raws[4];
+	unsigned char page[4096];
+	size_t end;
+	const struct trace_alloc_fail *fl;
+
+	r->test = name;
+	if (!tep || trace_conv_init(&conv, tep)) {
+		CHECK(r, false, "%s: no tep over the captured formats", name);
+		goto out;
+	}
+	CHECK(r, conv.contig_range == 6,
+	      "mm_migrate_pages names reason 6 contig_range, got %d",
+	      conv.contig_range);
+	CHECK(r, trace_symbol_name(conv.ev[TR_SPLIT], "cause", 1) &&
+		 !strcmp(trace_symbol_name(conv.ev[TR_SPLIT], "cause", 1),
+			 "page-granular"),
+	      "linear_map_split cause 1 is page-granular");
+
+	raw_begin(&raws[0], tep, "cma", "cma_alloc_start", 42);
+	raw_str(&raws[0], "name", "reserved");
+	raw_num(&raws[0], "count", 8128);
+	raw_fail(&raws[1], tep, 0x7e041);
+	raw_fail(&raws[2], tep, ulong_max);	/* no page to blame */
+	raw_begin(&raws[3], tep, "migrate", "mm_migrate_pages", 42);
+	raw_num(&raws[3], "succeeded", 30);
+	raw_num(&raws[3], "failed", 1);
+	raw_num(&raws[3], "reason", 6);
+
+	end = make_page(page, sizeof(page), long_size, raws, 4,
+			(1ULL << 31) | (1ULL << 30));
+	/* The count of lost events follows the data (RB_MISSED_STORED). */
+	if (long_size == 4)
+		memcpy(page + end, &(uint32_t){ 3 }, 4);
+	else
+		memcpy(page + end, &(uint64_t){ 3 }, 8);
+	CHECK(r, !trace_page_parse(&conv, page, sizeof(page), long_size, 1, &rs),
+	      "%s: the synthesized page parses", name);
+	CHECK_U64(r, "records of the page", 4, rs.nr);
+	CHECK_U64(r, "lost events stored in the page", 3, rs.lost);
+	if (rs.nr == 4) {
+		CHECK(r, rs.rec[0].kind == TR_ALLOC_START &&
+			 !strcmp(rs.rec[0].u.start.area, "reserved") &&
+			 rs.rec[0].u.start.count == 8128 && rs.rec[0].pid == 42 &&
+			 rs.rec[0].cpu == 1 && rs.rec[0].ts == 1000000000ULL,
+		      "cma_alloc_start: area, count, pid, cpu, ts");
+		CHECK_U64(r, "second record's ts (+1000)", 1000001000ULL,
+			  rs.rec[1].ts);
+		fl = &rs.rec[1].u.fail;
+		CHECK(r, rs.rec[1].kind == TR_ALLOC_FAIL && fl->has_pfn &&
+			 fl->pfn == 0x7e041 && !strcmp(fl->stage, "migrate") &&
+			 fl->err == -16 && fl->mapcount == -1 &&
+			 !strcmp(fl->kind, "movable_ops") &&
+			 !strcmp(fl->migratetype, "Isolate") && fl->has_start,
+		      "cma_alloc_fail: pfn, stage, err, kind, migratetype");
+		CHECK(r, !rs.rec[2].u.fail.has_pfn,
+		      "pfn ULONG_MAX (%d-byte long) is no pfn", long_size);
+		CHECK(r, rs.rec[3].kind == TR_MIGRATE &&
+			 rs.rec[3].u.migrate.contig_range &&
+			 rs.rec[3].u.migrate.succeeded == 30,
+		      "mm_migrate_pages reason contig_range");
+	}
+
+	/* A commit beyond the page, or a string beyond its record: refused. */
+	trace_recs_free(&rs);
+	make_page(page, sizeof(page), long_size, raws, 1, 0);
+	memcpy(page + 8, &(uint32_t){ 8000 }, 4);
+	CHECK(r, trace_page_parse(&conv, page, sizeof(page), long_size, 0, &rs) ==
+		 -EINVAL && rs.nr == 0, "a commit past the page is refused");
+	raws[0].data[raws[0].ev ? 10 : 0] = 0xff;	/* name's length: 0xff.. */
+	make_page(page, sizeof(page), long_size, raws, 1, 0);
+	CHECK(r, trace_page_parse(&conv, page, sizeof(page), long_size, 0, &rs) ==
+		 -EINVAL && rs.nr == 0, "a string past its record is refused");
+out:
+	trace_recs_free(&rs);
+	tep_free(tep);
+	trace_formats_free(&f);
+}
+
+static void test_trace_all(struct results *r, const char *fixtures)
+{
+	test_trace_summary(r);
+	test_trace_stats_lost(r);
+	test_trace_fixture_records(r, fixtures, "qemu-arm", 4);
+	test_trace_fixture_records(r, fixtures, "qemu-arm64", 8);
+}

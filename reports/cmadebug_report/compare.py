@@ -34,8 +34,9 @@ LOAD_KEYS = ("rounds", "ok", "failed", "p50_ns", "p90_ns", "max_ns")
 KNOWN_ORDER = ["a-split", "b-highmem", "c-carveout", "d-sections", "rodata-on", "rodata-full",
                "carveout"]
 TIMING = {
-    "qemu-tcg": "QEMU TCG virtual time (the guest's CLOCK_MONOTONIC under emulation): "
-                "comparable between these boots, not a board's real latency",
+    "qemu-tcg": "QEMU TCG virtual time (the guest's CLOCK_MONOTONIC under emulation, which "
+                "follows the host's clock and load): a rough comparison of these boots, "
+                "not a board's real latency",
     "qemu-kvm": "the guest's CLOCK_MONOTONIC under KVM: includes virtualisation, "
                 "not a bare board's latency",
     "board": "the board's CLOCK_MONOTONIC",
@@ -335,8 +336,10 @@ def _cma_memtotal(summary):
     return max(vals) if vals else None
 
 
-# name -> [(what must hold, getter, predicate)]: the article's four arm
-# strategies, and arm64's.  getter(strategy, summary) -> number or None.
+# name -> [(what must hold, getter, predicate[, why None])]: the article's
+# four arm strategies, and arm64's.  getter(strategy, summary) -> number, or
+# None: not available (or the optional reason).
+NO_CMA_STRATEGY = "no CMA strategy in this comparison to compare with"
 EXPECTATIONS = {
     "a-split": [("linear-map splits > 0", lambda s, _: _splits(s), lambda v: v > 0),
                 ("alias conflicts == 0", lambda s, _: _conflicts(s), lambda v: v == 0)],
@@ -344,7 +347,7 @@ EXPECTATIONS = {
                   ("alias conflicts == 0", lambda s, _: _conflicts(s), lambda v: v == 0)],
     "c-carveout": [("KiB of MemTotal less than any CMA strategy left > 0",
                     lambda s, m: None if _cma_memtotal(m) is None else _cma_memtotal(m) - _memtotal(s),
-                    lambda v: v > 0),
+                    lambda v: v > 0, NO_CMA_STRATEGY),
                    ("linear-map splits == 0", lambda s, _: _splits(s), lambda v: v == 0)],
     "d-sections": [("linear-map splits == 0", lambda s, _: _splits(s), lambda v: v == 0),
                    ("allocations succeeded > 0", lambda s, _: _ok(s), lambda v: v > 0),
@@ -357,7 +360,7 @@ EXPECTATIONS = {
                      lambda v: v > 0)],
     "carveout": [("KiB of MemTotal less than any CMA strategy left > 0",
                   lambda s, m: None if _cma_memtotal(m) is None else _cma_memtotal(m) - _memtotal(s),
-                  lambda v: v > 0),
+                  lambda v: v > 0, NO_CMA_STRATEGY),
                  ("linear-map splits == 0", lambda s, _: _splits(s), lambda v: v == 0)],
 }
 # Every strategy: the workload ran and no allocation failed.
@@ -371,10 +374,11 @@ def check(summary):
     results.append({"strategy": "all", "expect": "one kernel (/proc/version) in every boot",
                     "value": len(kernels), "ok": len(kernels) == 1})
     for st in summary["strategies"]:
-        for what, get, pred in EXPECTATIONS.get(st["name"], []) + COMMON:
+        for what, get, pred, *why in EXPECTATIONS.get(st["name"], []) + COMMON:
             v = get(st, summary)
             results.append({"strategy": st["name"], "expect": what, "value": v,
-                            "ok": v is not None and bool(pred(v))})
+                            "ok": v is not None and bool(pred(v)),
+                            "missing": (why or ["not available"])[0]})
     return results
 
 
@@ -383,7 +387,7 @@ def check_messages(summary):
     for c in summary["checks"]:
         if c["ok"]:
             continue
-        got = "not available" if c["value"] is None else c["value"]
+        got = c.get("missing", "not available") if c["value"] is None else c["value"]
         if c["strategy"] == "all":
             msgs.append(f"expected {c['expect']}, got {got} different ones")
         else:
@@ -471,7 +475,7 @@ def format_text(summary):
         out.append(f"   {r[0]}: {r[-1]}")
     out.append("== expectations")
     for c in summary["checks"]:
-        got = "not available" if c["value"] is None else c["value"]
+        got = c.get("missing", "not available") if c["value"] is None else c["value"]
         out.append(f"   {'ok  ' if c['ok'] else 'FAIL'} {c['strategy']}: {c['expect']} (got {got})")
     return "\n".join(out) + "\n"
 

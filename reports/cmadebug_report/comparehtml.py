@@ -212,7 +212,8 @@ def costs_section(summary):
 
 def checks_section(summary):
     rows = [["ok" if c["ok"] else "FAILED", c["strategy"], c["expect"],
-             "not available" if c["value"] is None else str(c["value"])] for c in summary["checks"]]
+             c.get("missing", "not available") if c["value"] is None else str(c["value"])]
+            for c in summary["checks"]]
     return section("checks", "What must differ between the strategies", [
         "<p>What each strategy is expected to show (make compare's --check); a failure means the "
         "strategy did not do what its name says on this board.</p>",

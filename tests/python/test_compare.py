@@ -189,3 +189,12 @@ def test_no_results(tmp_path):
 @pytest.mark.parametrize("args", [[], ["--bogus", str(RUN)]])
 def test_usage_exit_1(args):
     assert_one_line(compare(*args), 1)
+
+
+def test_carveout_alone_says_why(tmp_path):
+    """One strategy alone: nothing to compare its memory with, and --check says so."""
+    res = compare(RUN / "c-carveout", "--check", "-q")
+    assert res.returncode == 3
+    assert res.stderr.strip() == ("cmadebug-report: compare check failed: c-carveout: expected KiB of "
+                                  "MemTotal less than any CMA strategy left > 0, got no CMA strategy "
+                                  "in this comparison to compare with")

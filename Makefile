@@ -95,6 +95,7 @@ check: deps-if-missing
 	@$(MAKE) -s check-fast
 	@$(MAKE) -s fuzz
 	@$(MAKE) -s qemu-test
+	@$(MAKE) -s compare ARCH=arm
 
 # One self-contained HTML report (and a text summary) from cmadebug snapshots
 # and, optionally, TLB A/B results: reports/README.md.
@@ -102,6 +103,19 @@ report:
 	@test -n "$(SNAPSHOTS)$(TLB)" || { echo 'usage: make report SNAPSHOTS="a.json b.json" [TLB=RESULTS] OUT=report.html' >&2; exit 1; }
 	@PYTHONPATH=$(CURDIR)/reports $(PYTHON) -m cmadebug_report $(SNAPSHOTS) \
 		$(foreach t,$(TLB),--tlb $(t)) -o $(or $(OUT),report.html)
+
+# The article's strategies side by side: one kernel booted under each
+# (scripts/compare.sh), then the report, with --check asserting what must
+# differ (exit 3).  ARCH=arm (default) or arm64, STRATEGIES= picks some;
+# KERNEL_DIR= pins a built kernel, COMPARE_BOOT= boots a real board (README.md).
+COMPARE_ARCH = $(or $(ARCH),arm)
+COMPARE_DIR = build/compare/$(COMPARE_ARCH)
+compare: deps-if-missing
+	@scripts/compare.sh $(COMPARE_ARCH) $(STRATEGIES)
+	@PYTHONPATH=$(CURDIR)/reports $(PYTHON) -m cmadebug_report compare \
+		$(if $(STRATEGIES),$(addprefix $(COMPARE_DIR)/,$(STRATEGIES)),$(COMPARE_DIR)) \
+		-o $(COMPARE_DIR)/report.html --summary-json $(COMPARE_DIR)/summary.json --check
+	@echo ">> $(COMPARE_DIR)/report.html"
 
 # Instruction-count benchmarks (bench/); they print ratios, they do not fail.
 bench: deps-if-missing
@@ -130,4 +144,4 @@ clean:
 	rm -rf build
 
 .PHONY: all deps deps-if-missing deps-check-host cmadebug kernel-tree kernel-patches kernel \
-	qemu-test demo fixtures unit unit-asan plugin-test fuzz-regress fuzz pytest check-fast check report bench checkpatch build-matrix install clean
+	qemu-test demo fixtures unit unit-asan plugin-test fuzz-regress fuzz pytest check-fast check report compare bench checkpatch build-matrix install clean

@@ -35,37 +35,25 @@ strategies() {
 	arm64) echo rodata-on rodata-full carveout ;;
 	esac
 }
-# strategy_boot ARCH STRATEGY: "DTS_VARIANT|EXTRA_CMDLINE" ('-' = the default tree)
+# strategy_boot ARCH STRATEGY: "DTS_VARIANT|EXTRA_CMDLINE|DESCRIPTION"
+# ('-' = the default tree; the description is the report's one line)
 strategy_boot() {
 	case $1:$2 in
-	arm:a-split) echo "-|cma=32M@0x50000000" ;;
-	arm:b-highmem) echo "highmem|cma=32M" ;;
-	arm:c-carveout) echo "carveout|cma=32M" ;;
-	arm:d-sections) echo "-|cma=32M@0x50000000 dma_cma_keep_sections" ;;
-	arm64:rodata-on) echo "-|rodata=on" ;;
-	arm64:rodata-full) echo "-|rodata=full" ;;
-	arm64:carveout) echo "carveout|rodata=on" ;;
+	arm:a-split) echo "-|cma=32M@0x50000000|lowmem CMA, linear map split into pages (mainline)" ;;
+	arm:b-highmem) echo "highmem|cma=32M|CMA in highmem only: never in the linear map" ;;
+	arm:c-carveout) echo "carveout|cma=32M|no-map coherent pool carved out at boot (not CMA)" ;;
+	arm:d-sections) echo "-|cma=32M@0x50000000 dma_cma_keep_sections|lowmem CMA left section-mapped (dma_cma_keep_sections: unsafe)" ;;
+	arm64:rodata-on) echo "-|rodata=on|CMA, linear map in blocks (rodata=on)" ;;
+	arm64:rodata-full) echo "-|rodata=full|CMA, linear map in pages (rodata=full)" ;;
+	arm64:carveout) echo "carveout|rodata=on|no-map coherent pool carved out at boot (not CMA)" ;;
 	*) die "no strategy '$2' on $1 (strategies: $(strategies "$1"))" ;;
 	esac
 }
 
-# strategy_description ARCH STRATEGY: one line for the report
-strategy_description() {
-	case $1:$2 in
-	arm:a-split) echo "lowmem CMA, linear map split into pages (mainline)" ;;
-	arm:b-highmem) echo "CMA in highmem only: never in the linear map" ;;
-	arm:c-carveout) echo "no-map coherent pool carved out at boot (not CMA)" ;;
-	arm:d-sections) echo "lowmem CMA left section-mapped (dma_cma_keep_sections: unsafe)" ;;
-	arm64:rodata-on) echo "CMA, linear map in blocks (rodata=on)" ;;
-	arm64:rodata-full) echo "CMA, linear map in pages (rodata=full)" ;;
-	arm64:carveout) echo "no-map coherent pool carved out at boot (not CMA)" ;;
-	esac
-}
-
-# host_facts ARCH STRATEGY DTS: what only the host knows, for facts.txt
+# host_facts ARCH DTS DESCRIPTION: what only the host knows, for facts.txt
 host_facts() {
-	echo "description=$(strategy_description "$1" "$2")"
-	echo "dts=kernel-patches/dts/$1${3:+-$3}.dtsi"
+	echo "description=$3"
+	echo "dts=kernel-patches/dts/$1${2:+-$2}.dtsi"
 	if [ -n "${COMPARE_BOOT:-}" ]; then
 		echo "tlb=not-measured"
 		echo "boot=COMPARE_BOOT=$COMPARE_BOOT"
@@ -86,19 +74,19 @@ host_facts() {
 [ -n "${COMPARE_BOOT:-}" ] || kdir=${KERNEL_DIR:-$("$TOP/scripts/kernel-build.sh" "$arch")}
 for s in "$@"; do
 	boot=$(strategy_boot "$arch" "$s")
-	dts=${boot%%|*}
+	IFS='|' read -r dts cmdline description <<<"$boot"
 	[ "$dts" = - ] && dts=
 	dest=$BUILD/compare/$arch/$s
 	if [ -n "${COMPARE_BOOT:-}" ]; then
 		rm -rf "$dest" && mkdir -p "$dest"
-		EXTRA_CMDLINE="${boot#*|} cmadebug.strategy=$s" \
+		EXTRA_CMDLINE="$cmdline cmadebug.strategy=$s" \
 			$COMPARE_BOOT "$arch" "$s" "$TOP/kernel-patches/dts/$arch${dts:+-$dts}.dtsi" "$dest" ||
 			die "COMPARE_BOOT failed for $s"
 		[ -f "$dest/facts.txt" ] || die "COMPARE_BOOT left no $dest/facts.txt for $s"
 	else
-		BOARD_DTS=$dts KERNEL_DIR=$kdir EXTRA_CMDLINE="${boot#*|} cmadebug.strategy=$s" \
+		BOARD_DTS=$dts KERNEL_DIR=$kdir EXTRA_CMDLINE="$cmdline cmadebug.strategy=$s" \
 			"$TOP/scripts/qemu-run.sh" "$arch" compare "$s"
 	fi
-	host_facts "$arch" "$s" "$dts" >>"$dest/facts.txt"
+	host_facts "$arch" "$dts" "$description" >>"$dest/facts.txt"
 	sed 's/^/   /' "$dest/facts.txt" >&2
 done

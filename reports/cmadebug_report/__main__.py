@@ -92,14 +92,20 @@ def main(argv):
 
         write_atomically(args.output, render.render(summary, analysis.ordered_systems(snaps),
                                                     summary_text))
-    if args.summary_json == "-":
+    emit_summary(summary, summary_text, args.summary_json, args.quiet)
+    return 0
+
+
+def emit_summary(summary, summary_text, summary_json, quiet):
+    """The JSON summary to SUMMARY_JSON ('-': stdout, instead of the text),
+    the text summary to stdout unless QUIET."""
+    if summary_json == "-":
         json.dump(summary, sys.stdout, indent=1)
         sys.stdout.write("\n")
-    elif args.summary_json:
-        write_atomically(args.summary_json, json.dumps(summary, indent=1) + "\n")
-    if not args.quiet and args.summary_json != "-":
+    elif summary_json:
+        write_atomically(summary_json, json.dumps(summary, indent=1) + "\n")
+    if not quiet and summary_json != "-":
         sys.stdout.write(summary_text)
-    return 0
 
 
 if __name__ == "__main__":

@@ -13,7 +13,6 @@ there, is shown as unknown, never as zero.
 --check asserts what must differ between the article's strategies (see
 EXPECTATIONS): each failed expectation is one line on stderr, exit 3.
 """
-import json
 import os
 import sys
 
@@ -497,7 +496,7 @@ def parser():
 
 
 def main(argv):
-    from .__main__ import write_atomically
+    from .__main__ import emit_summary, write_atomically
 
     args = parser().parse_args(argv)
     summary = summarise(load(args.dirs))
@@ -506,13 +505,7 @@ def main(argv):
         from .comparehtml import render
 
         write_atomically(args.output, render(summary, summary_text))
-    if args.summary_json == "-":
-        json.dump(summary, sys.stdout, indent=1)
-        sys.stdout.write("\n")
-    elif args.summary_json:
-        write_atomically(args.summary_json, json.dumps(summary, indent=1) + "\n")
-    if not args.quiet and args.summary_json != "-":
-        sys.stdout.write(summary_text)
+    emit_summary(summary, summary_text, args.summary_json, args.quiet)
     if args.check:
         msgs = check_messages(summary)
         for m in msgs:

@@ -51,8 +51,8 @@ memavailable=$(meminfo_kb MemAvailable)
 cmatotal=$(meminfo_kb CmaTotal)
 lowtotal=$(meminfo_kb LowTotal)
 hightotal=$(meminfo_kb HighTotal)
-set -- $(nomap_regions)
-nomap_kb=$1 nomap_names=$2
+nomap=$(nomap_regions)
+nomap_kb=${nomap%% *} nomap_names=${nomap#* }
 model=$(tr -d '\0' </proc/device-tree/model 2>/dev/null || echo unknown)
 cmadebug snapshot -o $out/before.json 2>$out/before.err
 

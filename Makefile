@@ -102,6 +102,7 @@ check: deps-if-missing
 	@$(MAKE) -s check-fast
 	@$(MAKE) -s fuzz
 	@$(MAKE) -s qemu-test
+	@$(MAKE) -s compare ARCH=arm
 
 # One self-contained HTML report (and a text summary) from cmadebug snapshots
 # and, optionally, TLB A/B results: reports/README.md.
@@ -117,6 +118,19 @@ tlb-report:
 	@test -n "$(RESULTS)" || { echo 'usage: make tlb-report RESULTS=DIR/walk [A=nosplit B=split] [OUT=tlb-report.html]' >&2; exit 1; }
 	@sh perf-scripts/tlb-ab.sh check $(RESULTS) $(or $(A),nosplit) $(or $(B),split)
 	@PYTHONPATH=$(CURDIR)/reports $(PYTHON) -m cmadebug_report --tlb $(RESULTS) -o $(or $(OUT),tlb-report.html)
+
+# The article's strategies side by side: one kernel booted under each
+# (scripts/compare.sh), then the report, with --check asserting what must
+# differ (exit 3).  ARCH=arm (default) or arm64, STRATEGIES= picks some;
+# KERNEL_DIR= pins a built kernel, COMPARE_BOOT= boots a real board (README.md).
+COMPARE_ARCH = $(or $(ARCH),arm)
+COMPARE_DIR = build/compare/$(COMPARE_ARCH)
+compare: deps-if-missing
+	@scripts/compare.sh $(COMPARE_ARCH) $(STRATEGIES)
+	@PYTHONPATH=$(CURDIR)/reports $(PYTHON) -m cmadebug_report compare \
+		$(if $(STRATEGIES),$(addprefix $(COMPARE_DIR)/,$(STRATEGIES)),$(COMPARE_DIR)) \
+		-o $(COMPARE_DIR)/report.html --summary-json $(COMPARE_DIR)/summary.json --check
+	@echo ">> $(COMPARE_DIR)/report.html"
 
 # Instruction-count benchmarks (bench/); they print ratios, they do not fail.
 bench: deps-if-missing
@@ -146,4 +160,4 @@ clean:
 	rm -rf build
 
 .PHONY: all deps deps-if-missing deps-check-host cmadebug kernel-tree kernel-patches kernel \
-	qemu-test demo fixtures unit unit-asan plugin-test fuzz-regress fuzz pytest check-fast check report tlb-report bench checkpatch build-matrix install clean
+	qemu-test demo fixtures unit unit-asan plugin-test fuzz-regress fuzz pytest check-fast check report tlb-report compare bench checkpatch build-matrix install clean

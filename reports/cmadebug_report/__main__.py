@@ -1,4 +1,5 @@
 """python3 -m cmadebug_report SNAPSHOT... [-o REPORT.html] [--tlb RESULTS]...
+python3 -m cmadebug_report compare DIR... [-o REPORT.html] [--check]   (compare.py)
 
 Reads cmadebug snapshots (cmadebug snapshot -o FILE) and, optionally, TLB A/B
 results (an abstats JSON file, or a results directory analysed on the spot),
@@ -62,7 +63,9 @@ def write_atomically(path, data):
 def parser():
     p = ArgumentParser(prog="python3 -m cmadebug_report",
                        description="Render cmadebug snapshots (and TLB A/B results) as one "
-                                   "self-contained HTML file and a text summary.")
+                                   "self-contained HTML file and a text summary.",
+                       epilog="'python3 -m cmadebug_report compare --help': make compare's "
+                              "side-by-side strategy report.")
     p.add_argument("snapshots", nargs="*", metavar="SNAPSHOT", help="cmadebug snapshot JSON files")
     p.add_argument("-o", "--output", metavar="REPORT.html", help="write the HTML report here")
     p.add_argument("--tlb", action="append", default=[], metavar="RESULTS",
@@ -73,6 +76,10 @@ def parser():
 
 
 def main(argv):
+    if argv[:1] == ["compare"]:  # a snapshot file named 'compare' is ./compare
+        from . import compare
+
+        return compare.main(argv[1:])
     args = parser().parse_args(argv)
     if not args.snapshots and not args.tlb:
         raise UsageError("give at least one SNAPSHOT or --tlb RESULTS")
@@ -85,14 +92,20 @@ def main(argv):
 
         write_atomically(args.output, render.render(summary, analysis.ordered_systems(snaps),
                                                     summary_text))
-    if args.summary_json == "-":
+    emit_summary(summary, summary_text, args.summary_json, args.quiet)
+    return 0
+
+
+def emit_summary(summary, summary_text, summary_json, quiet):
+    """The JSON summary to SUMMARY_JSON ('-': stdout, instead of the text),
+    the text summary to stdout unless QUIET."""
+    if summary_json == "-":
         json.dump(summary, sys.stdout, indent=1)
         sys.stdout.write("\n")
-    elif args.summary_json:
-        write_atomically(args.summary_json, json.dumps(summary, indent=1) + "\n")
-    if not args.quiet and args.summary_json != "-":
+    elif summary_json:
+        write_atomically(summary_json, json.dumps(summary, indent=1) + "\n")
+    if not quiet and summary_json != "-":
         sys.stdout.write(summary_text)
-    return 0
 
 
 if __name__ == "__main__":

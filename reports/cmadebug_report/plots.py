@@ -202,3 +202,42 @@ def sweep(points, metric, tlb_reach_bytes, step):
     ax.set_ylabel(metric)
     ax.legend(loc="best")
     return _png(fig)
+
+
+def stacked_per_row(rows, xlabel):
+    """Horizontal stacked bars, one per row (strategy), top to bottom.
+    ROWS is [(label, [(segment, value)])]; a segment keeps its colour in every row."""
+    segments = list(dict.fromkeys(seg for _, segs in rows for seg, _ in segs))
+    colours = dict(zip(segments, plt.cm.tab10.colors))
+    fig, ax = plt.subplots(figsize=(8, 0.9 + 0.45 * len(rows)))
+    ys = list(range(len(rows)))
+    drawn = set()
+    for y, (_, segs) in zip(ys, rows):
+        left = 0.0
+        for seg, value in segs:
+            ax.barh([y], [value], left=left, color=colours[seg],
+                    label=None if seg in drawn else seg)
+            drawn.add(seg)
+            left += value
+    ax.set_yticks(ys)
+    ax.set_yticklabels([label for label, _ in rows])
+    ax.invert_yaxis()
+    ax.set_xlabel(xlabel)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.25 - 0.6 / len(rows)), ncol=3, frameon=False)
+    return _png(fig)
+
+
+def latency_per_row(rows, xlabel):
+    """Grouped horizontal bars: ROWS is [(label, [(statistic, value)])]."""
+    stats = list(dict.fromkeys(s for _, vals in rows for s, _ in vals))
+    fig, ax = plt.subplots(figsize=(8, 0.9 + 0.6 * len(rows)))
+    h = 0.8 / max(len(stats), 1)
+    for k, (stat, colour) in enumerate(zip(stats, plt.cm.tab10.colors)):
+        ys = [i + (k - (len(stats) - 1) / 2) * h for i in range(len(rows))]
+        ax.barh(ys, [dict(vals).get(stat, 0) for _, vals in rows], height=h, color=colour, label=stat)
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels([label for label, _ in rows])
+    ax.invert_yaxis()
+    ax.set_xlabel(xlabel)
+    ax.legend(loc="lower right")
+    return _png(fig)

@@ -112,3 +112,22 @@ def test_broken_image_is_caught(tmp_path):
            '<img src="data:image/png;base64,AAAA" alt="x"></section></body></html>')
     checks, _ = in_browser(tmp_path, bad)
     assert checks["errors"] and checks["images"][0]["w"] == 0
+
+
+def test_compare_report_in_headless_chromium(tmp_path):
+    """make compare's report over the recorded arm run (tests/fixtures/compare-arm)."""
+    from test_compare import RUN, SECTIONS, compare
+
+    out = tmp_path / "compare.html"
+    res = compare(RUN, "-o", out, "-q")
+    assert res.returncode == 0, res.stderr
+    page_html = out.read_text()
+    checks, console = in_browser(tmp_path, page_html)
+    assert checks["errors"] == []
+    assert console == [], console
+    assert checks["title"] == "cmadebug strategy comparison"
+    assert checks["resources"] == [], "the page fetched something"
+    assert checks["sections"] == SECTIONS
+    assert len(checks["images"]) == len(Page(page_html).imgs) == 3
+    for img in checks["images"]:
+        assert img["data"] and img["complete"] and img["w"] > 0 and img["h"] > 0, img

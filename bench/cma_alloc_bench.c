@@ -18,25 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static int open_knob(const char *dir, const char *name)
-{
-	char path[512];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		fprintf(stderr, "cma-alloc-bench: %s: %s\n", path, strerror(errno));
-	return fd;
-}
+#include "guest_util.h"
 
 /* One write of TEXT; returns 0 or errno. */
 static int knob_write(int fd, const char *text)
@@ -56,8 +38,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	snprintf(too_big, sizeof(too_big), "%ld", strtol(argv[3], NULL, 10) + 1);
-	alloc_fd = open_knob(argv[1], "alloc");
-	free_fd = open_knob(argv[1], "free");
+	alloc_fd = open_knob("cma-alloc-bench", argv[1], "alloc");
+	free_fd = open_knob("cma-alloc-bench", argv[1], "free");
 	if (alloc_fd < 0 || free_fd < 0)
 		goto out;
 

@@ -16,31 +16,13 @@
 #include <time.h>
 #include <unistd.h>
 
-static long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
+#include "guest_util.h"
 
 static int cmp_ll(const void *a, const void *b)
 {
 	long long x = *(const long long *)a, y = *(const long long *)b;
 
 	return (x > y) - (x < y);
-}
-
-static int open_knob(const char *dir, const char *name)
-{
-	char path[512];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		fprintf(stderr, "dma-alloc-load: %s: %s\n", path, strerror(errno));
-	return fd;
 }
 
 int main(int argc, char **argv)
@@ -54,8 +36,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	lat = calloc((size_t)n, sizeof(*lat));
-	alloc_fd = open_knob(argv[1], "alloc");
-	free_fd = open_knob(argv[1], "free");
+	alloc_fd = open_knob("dma-alloc-load", argv[1], "alloc");
+	free_fd = open_knob("dma-alloc-load", argv[1], "free");
 	if (!lat || alloc_fd < 0 || free_fd < 0)
 		goto out;
 

@@ -16,13 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
+#include "guest_util.h"
 
 /* Read FILE to the end once; returns the bytes read or -errno. */
 static long read_all(const char *file)

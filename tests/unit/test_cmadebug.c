@@ -21,23 +21,7 @@
 #include "path.h"
 #include "util.h"
 
-struct results {
-	unsigned int passed, failed;
-	const char *test;
-};
-
-#define CHECK(r, cond, ...)                                            \
-	do {                                                           \
-		if (cond) {                                            \
-			(r)->passed++;                                 \
-		} else {                                               \
-			(r)->failed++;                                 \
-			printf("FAIL %s (%s:%d): ", (r)->test, __FILE__, \
-			       __LINE__);                              \
-			printf(__VA_ARGS__);                           \
-			putchar('\n');                                 \
-		}                                                      \
-	} while (0)
+#include "check.h"
 
 #define CHECK_U64(r, what, expected, actual)                           \
 	CHECK(r, (uint64_t)(expected) == (uint64_t)(actual),           \

@@ -18,23 +18,7 @@
 #include "tlb.h"
 #include "util.h"
 
-struct results {
-	unsigned int passed, failed;
-	const char *test;
-};
-
-#define CHECK(r, cond, ...)                                            \
-	do {                                                           \
-		if (cond) {                                            \
-			(r)->passed++;                                 \
-		} else {                                               \
-			(r)->failed++;                                 \
-			printf("FAIL %s (%s:%d): ", (r)->test, __FILE__, \
-			       __LINE__);                              \
-			printf(__VA_ARGS__);                           \
-			putchar('\n');                                 \
-		}                                                      \
-	} while (0)
+#include "check.h"
 
 /* tlb_parse_args over a NULL-terminated word list (argv[0] is "tlb"). */
 static int parse(const char *const *words, struct tlb_opts *o, char *err,

@@ -26,6 +26,10 @@ if [ ! -d "$tree" ]; then
 fi
 mapfile -t commits < <(git -C "$KERNEL_SRC" rev-list --reverse base..cmadebug)
 [ ${#commits[@]} -gt 0 ] || die "kernel-patches/series is empty: nothing to build"
+# MATRIX_FROM=N starts at patch N (1-based), for re-checking a changed tail.
+from=${MATRIX_FROM:-1}
+[[ $from =~ ^[1-9][0-9]*$ ]] && [ "$from" -le ${#commits[@]} ] || die "MATRIX_FROM=$from: not a patch number (1-${#commits[@]})"
+commits=("${commits[@]:$((from - 1))}")
 
 extra_config() {
 	local arch=$1 variant=$2

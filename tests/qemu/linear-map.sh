@@ -196,20 +196,28 @@ test_alias_check_during_alloc_free() {
 	[ $n = 20 ] && t_eq "buffers left" count=0 "$(cat /sys/kernel/debug/dma-cma-test/$dev/buffers)"
 }
 
+# buffer_alias_listed DEV PATTERN: one 8 KiB coherent buffer of DEV adds
+# exactly one alias_check line, "pfn=<its pfn> pages=2 PATTERN", which goes
+# away when the buffer is freed.
+buffer_alias_listed() {
+	bind_test_device $1 || t_fail "binding $1 failed" || return 1
+	before=$(count_of $LM/alias_check)
+	echo 8192 >/sys/kernel/debug/dma-cma-test/$1/alloc || t_fail "alloc 8192 failed" || return 1
+	pfn=$(last_buffer_pfn $1)
+	cat $LM/alias_check >/tmp/alias-buf.txt
+	echo 1 >/sys/kernel/debug/dma-cma-test/$1/free
+	sed 's/^/# /' /tmp/alias-buf.txt
+	t_eq "conflicts with one buffer" $((before + 1)) "$(count_of /tmp/alias-buf.txt)" || return 1
+	grep -q "^pfn=$pfn pages=2 $2" /tmp/alias-buf.txt ||
+		t_fail "no alias line for the buffer at pfn $pfn" || return 1
+	t_eq "conflicts after free" "$before" "$(count_of $LM/alias_check)"
+}
+
 # arm64: a non-coherent device's coherent buffer is a NC vmap alias of
 # cached linear-map pages (dma-direct's remap): mainline behaviour, found.
 test_noncoherent_buffer_alias_found() {
-	bind_test_device cmadebug-fimc || t_fail "binding cmadebug-fimc failed" || return 1
-	before=$(count_of $LM/alias_check)
-	echo 8192 >/sys/kernel/debug/dma-cma-test/cmadebug-fimc/alloc || t_fail "alloc 8192 failed" || return 1
-	pfn=$(last_buffer_pfn cmadebug-fimc)
-	cat $LM/alias_check >/tmp/alias-nc.txt
-	echo 1 >/sys/kernel/debug/dma-cma-test/cmadebug-fimc/free
-	sed 's/^/# /' /tmp/alias-nc.txt
-	t_eq "conflicts with one buffer" $((before + 1)) "$(count_of /tmp/alias-nc.txt)" || return 1
-	grep -q "^pfn=$pfn pages=2 linear=[^ ]* linear_type=MEM/NORMAL[^ ]* alias=[^ ]* alias_type=MEM/NORMAL-NC region=vmalloc .* cma=fimc-pool$" /tmp/alias-nc.txt ||
-		t_fail "no NC alias line for the buffer at pfn $pfn" || return 1
-	t_eq "conflicts after free" "$before" "$(count_of $LM/alias_check)"
+	buffer_alias_listed cmadebug-fimc \
+		"linear=[^ ]* linear_type=MEM/NORMAL[^ ]* alias=[^ ]* alias_type=MEM/NORMAL-NC region=vmalloc .* cma=fimc-pool$"
 }
 
 # arm, cma=32M@0x50000000: exactly 32 sections split for the default area.
@@ -252,17 +260,8 @@ test_bad_split_parameter_rejected() {
 # arm, cma=0: the plain device's buffers come from the remap allocator, a
 # write-combined vmap over cached sections: a mainline hazard, reported.
 test_remap_allocator_alias_found() {
-	bind_test_device cmadebug-plain || t_fail "binding cmadebug-plain failed" || return 1
-	before=$(count_of $LM/alias_check)
-	echo 8192 >/sys/kernel/debug/dma-cma-test/cmadebug-plain/alloc || t_fail "alloc 8192 failed" || return 1
-	pfn=$(last_buffer_pfn cmadebug-plain)
-	cat $LM/alias_check >/tmp/alias-remap.txt
-	echo 1 >/sys/kernel/debug/dma-cma-test/cmadebug-plain/free
-	sed 's/^/# /' /tmp/alias-remap.txt
-	t_eq "conflicts with one buffer" $((before + 1)) "$(count_of /tmp/alias-remap.txt)" || return 1
-	grep -q "^pfn=$pfn pages=2 linear=[^ ]* linear_type=MEM/CACHED/[A-Z]* alias=[^ ]* alias_type=MEM/BUFFERABLE/WC region=vmalloc caller=[^ ]* cma=none$" /tmp/alias-remap.txt ||
-		t_fail "no alias line for the remap buffer at pfn $pfn" || return 1
-	t_eq "conflicts after free" "$before" "$(count_of $LM/alias_check)"
+	buffer_alias_listed cmadebug-plain \
+		"linear=[^ ]* linear_type=MEM/CACHED/[A-Z]* alias=[^ ]* alias_type=MEM/BUFFERABLE/WC region=vmalloc caller=[^ ]* cma=none$"
 }
 
 # forced-split suites: linear_map_split= mapped its range with pages.

@@ -20,6 +20,24 @@ class InputError(Exception):
     """Malformed, unsupported or empty input: one line, exit 2."""
 
 
+def read_json(path, what):
+    """The JSON document in PATH; a missing, empty or malformed file is an
+    InputError naming PATH and WHAT it should have been."""
+    import json
+
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except OSError as e:
+        raise InputError(f"{path}: {e.strerror}") from None
+    if not raw.strip():
+        raise InputError(f"{path}: empty file, not {what}")
+    try:
+        return json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as e:
+        raise InputError(f"{path}: not JSON ({e})") from None
+
+
 class UsageError(Exception):
     """Bad command line: one line, exit 1."""
 

@@ -10,7 +10,7 @@ import os
 import sys
 import tempfile
 
-from . import ArgumentParser, InputError, UsageError, run_main
+from . import ArgumentParser, InputError, UsageError, read_json, run_main
 from . import analysis, snapshot, text
 
 
@@ -19,17 +19,7 @@ def load_tlb(path):
 
     if os.path.isdir(path):
         return abstats.analyse_paths([path])
-    try:
-        with open(path, encoding="utf-8") as f:
-            raw = f.read()
-    except OSError as e:
-        raise InputError(f"{path}: {e.strerror}") from None
-    if not raw.strip():
-        raise InputError(f"{path}: empty file, not TLB A/B results")
-    try:
-        doc = json.loads(raw)
-    except ValueError as e:
-        raise InputError(f"{path}: not JSON ({e})") from None
+    doc = read_json(path, "TLB A/B results")
     if not isinstance(doc, dict) or doc.get("schema") != abstats.SCHEMA:
         raise InputError(f"{path}: not TLB A/B results (schema {abstats.SCHEMA!r}, "
                          "written by 'python3 -m cmadebug_report.abstats --json FILE')")

@@ -39,7 +39,7 @@ import re
 import statistics
 import sys
 
-from . import ArgumentParser, InputError, UNKNOWN, UsageError, run_main
+from . import ArgumentParser, InputError, UNKNOWN, UsageError, read_json, run_main
 from . import perfcsv
 
 SCHEMA = "cmadebug-abstats"
@@ -63,13 +63,7 @@ def _base_event(event):
 
 
 def _read_json(path, what):
-    try:
-        with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
-    except OSError as e:
-        raise InputError(f"{path}: {e.strerror}") from None
-    except ValueError as e:
-        raise InputError(f"{path}: not JSON ({e})") from None
+    doc = read_json(path, what)
     if not isinstance(doc, dict):
         raise InputError(f"{path}: {what} must be a JSON object")
     return doc

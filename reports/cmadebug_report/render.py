@@ -243,7 +243,7 @@ def tlb_section(tlb):
 
 def render(summary, ordered_snaps, text_summary):
     """ordered_snaps: per system, its snapshots in the summary's order."""
-    body = [f"<h1>cmadebug report</h1>",
+    body = ["<h1>cmadebug report</h1>",
             '<section class="summary" id="summary"><h2>Summary</h2>'
             f"<pre>{esc(text_summary)}</pre></section>"]
     for i, (s, snaps) in enumerate(zip(summary["systems"], ordered_snaps), 1):

@@ -14,11 +14,10 @@ them, although cmadebug does not write them yet (reports/README.md,
   machine   string: what the board is (uname -m, device-tree model)
   time      {"realtime_ns": int, "monotonic_ns": int}: when it was taken
 """
-import json
 import os
 from dataclasses import dataclass, field
 
-from . import InputError
+from . import InputError, read_json
 
 SCHEMA = "cmadebug-snapshot"
 VERSION = 1
@@ -150,17 +149,7 @@ class Snapshot:
 
 def load(path):
     """Read and check one snapshot file."""
-    try:
-        with open(path, "rb") as f:
-            raw = f.read()
-    except OSError as e:
-        raise InputError(f"{path}: {e.strerror}") from None
-    if not raw.strip():
-        raise InputError(f"{path}: empty file, not a cmadebug snapshot")
-    try:
-        doc = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as e:
-        raise InputError(f"{path}: not JSON ({e})") from None
+    doc = read_json(path, "a cmadebug snapshot")
     return parse(doc, path)
 
 

@@ -352,11 +352,18 @@ int trace_conv_record(const struct trace_conv *c, struct tep_record *rec,
  * word of the kernel's long size: the bytes of event data, with the
  * RB_MISSED_EVENTS (bit 31) and RB_MISSED_STORED (bit 30) flags; with the
  * latter the count of lost events follows the data.  kbuffer trusts the
- * page, so the commit is checked here and every event is bounded by it.
+ * page: a record whose length does not move it forward makes
+ * kbuffer_next_event() return the same record for ever, and a padding
+ * record that points back at itself loops inside kbuffer (also in
+ * kbuffer_load_subbuffer()).  So the commit is checked and every record
+ * header walked here first, and kbuffer is given only the part of the page
+ * before the first bad record.
  */
 #define RB_MISSED_EVENTS	(1ULL << 31)
 #define RB_MISSED_STORED	(1ULL << 30)
 #define RB_COMMIT_MASK		((1ULL << 27) - 1)
+/* An absolute time stamp lacks the top 5 bits; they come from the page's. */
+#define RB_TS_MSB		(0xf8ULL << 56)
 
 static uint64_t host_word(const unsigned char *p, int size)
 {
@@ -371,6 +378,16 @@ static uint64_t host_word(const unsigned char *p, int size)
 	return v64;
 }
 
+static void host_word_set(unsigned char *p, int size, uint64_t v)
+{
+	uint32_t v32 = (uint32_t)v;
+
+	if (size == 4)
+		memcpy(p, &v32, 4);
+	else
+		memcpy(p, &v, 8);
+}
+
 static bool host_bigendian(void)
 {
 	const uint16_t one = 1;
@@ -378,10 +395,59 @@ static bool host_bigendian(void)
 	return *(const unsigned char *)&one == 0;
 }
 
-int trace_page_parse(const struct trace_conv *c, const void *page,
-		     size_t size, int long_size, int cpu, struct trace_recs *r)
+/*
+ * Walks the record headers of SUB (HDR bytes of page header, data up to
+ * END) and returns where the readable part ends: END; the offset of a
+ * padding record with no time delta (the kernel's "rest of the page is
+ * unused", whose length word is not set); or, with *WHY saying which, the
+ * offset of the first record that does not advance, runs past the commit,
+ * or whose absolute time stamp is older than the time before it.
+ */
+static size_t page_readable_end(struct kbuffer *kbuf, unsigned char *sub,
+				size_t hdr, size_t end, const char **why)
 {
-	size_t hdr = 8 + (size_t)long_size, commit, end;
+	struct kbuffer_raw_info info = { .next = sub + hdr };
+	uint64_t ts;
+
+	memcpy(&ts, sub, 8);
+	while ((unsigned char *)info.next < sub + end) {
+		unsigned char *at = info.next;
+		size_t off = (size_t)(at - sub);
+
+		if (!kbuffer_raw_get(kbuf, sub, &info))
+			break;
+		if (info.type == KBUFFER_TYPE_PADDING && !info.delta)
+			return off;
+		if (info.length < 0 || (unsigned char *)info.next <= at) {
+			*why = "a record's length does not move past it";
+			return off;
+		}
+		/* A discarded event is padding with a length: skipped. */
+		if ((size_t)((unsigned char *)info.next - sub) > end) {
+			*why = "a record runs past the page's commit";
+			return off;
+		}
+		if (info.type == KBUFFER_TYPE_TIME_STAMP) {
+			uint64_t abs = info.delta | (ts & RB_TS_MSB);
+
+			if (abs < ts) {
+				*why = "an absolute time stamp goes backwards";
+				return off;
+			}
+			ts = abs;
+		} else {
+			ts += info.delta;
+		}
+	}
+	return end;
+}
+
+int trace_page_parse(const struct trace_conv *c, const void *page,
+		     size_t size, int long_size, int cpu, struct trace_recs *r,
+		     struct trace_page_damage *damage)
+{
+	size_t hdr = 8 + (size_t)long_size, commit, end, readable = 0;
+	const char *why = NULL;
 	unsigned char *copy = NULL;
 	struct kbuffer *kbuf = NULL;
 	unsigned long long ts;
@@ -390,12 +456,20 @@ int trace_page_parse(const struct trace_conv *c, const void *page,
 	void *data;
 	int ret = -EINVAL;
 
-	if ((long_size != 4 && long_size != 8) || size < hdr)
-		return -EINVAL;
+	if (damage) {
+		damage->offset = 0;
+		damage->why = NULL;
+	}
+	if ((long_size != 4 && long_size != 8) || size < hdr) {
+		why = "shorter than its header";
+		goto out;
+	}
 	word = host_word((const unsigned char *)page + 8, long_size);
 	commit = (size_t)(word & RB_COMMIT_MASK);
-	if (commit > size - hdr)
-		return -EINVAL;
+	if (commit > size - hdr) {
+		why = "its commit is past the page's end";
+		goto out;
+	}
 	end = hdr + commit;
 	if (word & RB_MISSED_EVENTS) {
 		if ((word & RB_MISSED_STORED) && end + (size_t)long_size <= size)
@@ -414,8 +488,17 @@ int trace_page_parse(const struct trace_conv *c, const void *page,
 		goto out;
 	}
 	memcpy(copy, page, size);
-	if (kbuffer_load_subbuffer(kbuf, copy))
+	readable = page_readable_end(kbuf, copy, hdr, end, &why);
+	if (readable < end) {
+		/* kbuffer reads only the records before the damage. */
+		host_word_set(copy + 8, long_size, readable - hdr);
+		end = readable;
+		bad = why != NULL;
+	}
+	if (kbuffer_load_subbuffer(kbuf, copy)) {
+		why = "kbuffer cannot load it";
 		goto out;
+	}
 	for (data = kbuffer_read_event(kbuf, &ts); data;
 	     data = kbuffer_next_event(kbuf, &ts)) {
 		struct tep_record rec = { .ts = ts, .cpu = cpu, .data = data };
@@ -424,8 +507,12 @@ int trace_page_parse(const struct trace_conv *c, const void *page,
 		struct trace_rec *out;
 		int n;
 
-		if (len <= 0 || at > end || (size_t)len > end - at)
-			goto out;
+		if (len <= 0 || at > end || (size_t)len > end - at) {
+			why = "a record runs past the page's commit";
+			readable = at;
+			bad = true;
+			break;
+		}
 		rec.size = len;
 		out = trace_recs_add(r);
 		if (!out) {
@@ -435,11 +522,18 @@ int trace_page_parse(const struct trace_conv *c, const void *page,
 		n = trace_conv_record(c, &rec, out);
 		if (n <= 0)
 			r->nr--;	/* not ours, or malformed: dropped */
-		if (n < 0)
+		if (n < 0 && !bad) {
+			why = "a record's fields do not fit its event's format";
+			readable = at;
 			bad = true;
+		}
 	}
 	ret = bad ? -EINVAL : 0;
 out:
+	if (ret == -EINVAL && damage) {
+		damage->offset = why && copy ? readable : 0;
+		damage->why = why ? why : "malformed";
+	}
 	kbuffer_free(kbuf);
 	free(copy);
 	return ret;

@@ -154,15 +154,26 @@ int trace_conv_record(const struct trace_conv *c, struct tep_record *rec,
 const char *trace_symbol_name(const struct tep_event *ev, const char *field,
 			      long long value);
 
+/* Why a page could be read only in part (trace_page_parse()). */
+struct trace_page_damage {
+	size_t offset;		/* byte of the page where reading stopped */
+	const char *why;	/* a static phrase */
+};
+
 /*
  * Parser: the events of one ring-buffer page (sub-buffer) as trace_pipe_raw
  * and trace.dat hold it, appended to R; the page's "events lost" mark goes to
- * R->lost / R->lost_unknown.  LONG_SIZE is the kernel's (4 or 8).  0;
- * -EINVAL for a malformed page (nothing read) or malformed records (the
- * others kept); -ENOMEM.
+ * R->lost / R->lost_unknown.  LONG_SIZE is the kernel's (4 or 8).  Returns 0;
+ * -EINVAL for a malformed page: nothing read if its header is bad,
+ * otherwise the records before the first bad one are kept (a record that
+ * does not advance, runs past the commit or goes back in time ends the
+ * page; one whose fields do not fit its format is dropped alone), and
+ * DAMAGE (may be NULL) says where and why; -ENOMEM.  Always returns: every
+ * step moves forward through the page.
  */
 int trace_page_parse(const struct trace_conv *c, const void *page,
-		     size_t size, int long_size, int cpu, struct trace_recs *r);
+		     size_t size, int long_size, int cpu, struct trace_recs *r,
+		     struct trace_page_damage *damage);
 
 /* The summary. */
 struct trace_latency {

@@ -325,9 +325,11 @@ int trace_session_records(const struct trace_session *s, struct trace_recs *r)
 
 		for (size_t at = 0; at + s->page_size <= b->len;
 		     at += s->page_size) {
+			struct trace_page_damage damage;
+			unsigned int before = r->nr;
 			int n = trace_page_parse(&conv, b->data + at,
 						 s->page_size, long_size,
-						 (int)c, r);
+						 (int)c, r, &damage);
 
 			if (n == -ENOMEM) {
 				err_msg("out of memory");
@@ -335,8 +337,9 @@ int trace_session_records(const struct trace_session *s, struct trace_recs *r)
 				goto out;
 			}
 			if (n)
-				err_msg("trace record: cpu%u: the ring-buffer page at offset %zu is malformed or holds malformed records (skipped)",
-					c, at);
+				err_msg("trace record: cpu%u: ring-buffer page at offset %zu: %s (at byte %zu); %u records of it kept",
+					c, at, damage.why, damage.offset,
+					r->nr - before);
 		}
 	}
 	r->lost += s->lost;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* trace.dat through libtracecmd (see trace_report.h). */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "trace_report.h"
@@ -14,7 +15,40 @@ struct report_ctx {
 	struct trace_recs *r;
 	unsigned int malformed;
 	int err;
+	/*
+	 * The file offset of each CPU's last record plus one (0: none yet):
+	 * a damaged page can make libtracecmd's kbuffer hand back the same
+	 * record for ever, so a record that does not advance ends the read.
+	 */
+	unsigned long long *next_offset;
+	unsigned int nr_cpus, cap_cpus;
+	int stuck_cpu;
+	unsigned long long stuck_offset;
 };
+
+/* false once CPU's records stop moving forward through the file. */
+static bool record_advances(struct report_ctx *ctx, int cpu,
+			    unsigned long long offset)
+{
+	void *v = ctx->next_offset;
+
+	if (cpu < 0)
+		return true;
+	while ((unsigned int)cpu >= ctx->nr_cpus) {
+		if (grow_array(&v, ctx->nr_cpus, &ctx->cap_cpus,
+			       sizeof(*ctx->next_offset)))
+			return true;	/* not checked; the caller sees no error */
+		ctx->next_offset = v;
+		ctx->next_offset[ctx->nr_cpus++] = 0;
+	}
+	if (ctx->next_offset[cpu] && offset < ctx->next_offset[cpu]) {
+		ctx->stuck_cpu = cpu;
+		ctx->stuck_offset = offset;
+		return false;
+	}
+	ctx->next_offset[cpu] = offset + 1;
+	return true;
+}
 
 static int on_record(struct tracecmd_input *h, struct tep_record *rec,
 		     int cpu, void *data)
@@ -24,7 +58,10 @@ static int on_record(struct tracecmd_input *h, struct tep_record *rec,
 	int n;
 
 	(void)h;
-	(void)cpu;
+	if (!record_advances(ctx, cpu, rec->offset)) {
+		ctx->err = -ELOOP;
+		return -1;	/* stop; the records so far are kept */
+	}
 	if (rec->missed_events > 0)
 		ctx->r->lost += (uint64_t)rec->missed_events;
 	else if (rec->missed_events < 0)
@@ -32,7 +69,7 @@ static int on_record(struct tracecmd_input *h, struct tep_record *rec,
 	out = trace_recs_add(ctx->r);
 	if (!out) {
 		ctx->err = -ENOMEM;
-		return 1;	/* stop */
+		return -1;	/* stop: libtracecmd goes on while >= 0 */
 	}
 	n = trace_conv_record(&ctx->conv, rec, out);
 	if (n <= 0)
@@ -42,11 +79,12 @@ static int on_record(struct tracecmd_input *h, struct tep_record *rec,
 	return 0;
 }
 
-/* One buffer (the top level, or an instance): 0, -ENOENT or -ENOMEM. */
+/* One buffer (the top level, or an instance): 0, -ENOENT, -ENOMEM or -ELOOP. */
 static int read_buffer(struct tracecmd_input *h, struct report_ctx *ctx)
 {
 	if (trace_conv_init(&ctx->conv, tracecmd_get_tep(h)))
 		return -ENOENT;
+	ctx->nr_cpus = 0;	/* another buffer, other file offsets */
 	if (tracecmd_iterate_events(h, NULL, 0, on_record, ctx) < 0 &&
 	    !ctx->err)
 		return -EINVAL;
@@ -82,8 +120,13 @@ int trace_report_load(const char *file, struct trace_recs *r)
 		tracecmd_close(ih);
 	}
 	tracecmd_close(h);
+	free(ctx.next_offset);
 	if (ret == -ENOMEM) {
 		err_msg("out of memory");
+	} else if (ret == -ELOOP) {
+		err_msg("trace report: %s: cpu%d's record at file offset %llu does not follow the one before (a damaged page); %u records read before it",
+			file, ctx.stuck_cpu, ctx.stuck_offset, r->nr);
+		ret = 0;	/* the summary of what was read, as for malformed records */
 	} else if (ret == -EINVAL) {
 		err_msg("trace report: %s: the event data cannot be read", file);
 	} else if (!found) {

@@ -55,6 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct guest guests[2];
 	struct trace_recs r = { 0 };
+	struct trace_page_damage damage;
 	struct trace_summary s;
 	struct guest *g;
 	int ret;
@@ -66,8 +67,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1)
 		return 0;
 	g = &guests[data[0] & 1];
-	ret = trace_page_parse(&g->conv, data + 1, size - 1, g->long_size, 0, &r);
+	ret = trace_page_parse(&g->conv, data + 1, size - 1, g->long_size, 0, &r,
+			       &damage);
 	if (ret && ret != -EINVAL)
+		abort();
+	/* A refusal says why, and where inside the page. */
+	if (ret == -EINVAL && (!damage.why || damage.offset > size - 1))
 		abort();
 	if (!trace_summarize(&r, &s)) {
 		if (s.records != r.nr || s.nr_pfns > TRACE_TOP_PFNS)

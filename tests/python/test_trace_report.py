@@ -7,6 +7,7 @@ On the host, libtracecmd reads the file back (the guests' static cmadebug has
 no libtracecmd): the summary must be the guest's, and show the failure.
 """
 import json
+import struct
 import subprocess
 
 import pytest
@@ -74,3 +75,62 @@ def test_report_refuses_what_is_not_a_trace_dat(cmadebug_bin, tmp_path):
     for args in (["trace"], ["trace", "report"], ["trace", "report", "a", "b"], ["trace", "record", "-d", "x"]):
         p = run(cmadebug_bin, *args)
         assert p.returncode == 1 and len(p.stderr.splitlines()) == 1, (args, p.stderr)
+
+
+def _data_pages(buf):
+    """(offset, long size, commit) of the ring-buffer pages of a v6 trace.dat.
+
+    The header gives the kernel's long size (byte 13) and the page size
+    (bytes 14-17); CPU data is page aligned at the end of the file, each page
+    a u64 time stamp and a commit word.
+    """
+    long_size, page_size = buf[13], struct.unpack_from("<I", buf, 14)[0]
+    fmt = "<Q" if long_size == 8 else "<I"
+    for off in range(page_size, len(buf), page_size):
+        ts = struct.unpack_from("<Q", buf, off)[0]
+        commit = struct.unpack_from(fmt, buf, off + 8)[0] & ((1 << 27) - 1)
+        if 0 < ts < 1 << 48 and 0 < commit <= page_size - 8 - long_size:
+            yield off, long_size, commit
+
+
+def _second_data_record(buf, page, long_size, commit):
+    """Offset of the header of the page's second data record (None if none)."""
+    at, end, seen = page + 8 + long_size, page + 8 + long_size + commit, 0
+    while at < end:
+        word = struct.unpack_from("<I", buf, at)[0]
+        type_len = word & 31
+        if type_len in (30, 31):    # time extend, time stamp: 8 bytes
+            at += 8
+            continue
+        if type_len == 29:          # padding
+            return None
+        seen += 1
+        if seen == 2:
+            return at
+        at += 4 + (type_len * 4 if type_len else struct.unpack_from("<I", buf, at + 4)[0])
+    return None
+
+
+@pytest.mark.parametrize("fixture", TRACED)
+def test_report_stops_at_a_record_that_does_not_advance(cmadebug_bin, fixture, tmp_path):
+    """A length word of -4 makes kbuffer return the same record for ever.
+
+    Before the guard in trace_report.c, libtracecmd's iteration (and so
+    'trace report') never returned on such a file; now the read stops there
+    with one line naming the CPU and offset, and what came before is kept.
+    """
+    buf = bytearray((FIXTURES / fixture / "trace" / "trace.dat").read_bytes())
+    for page, long_size, commit in _data_pages(buf):
+        at = _second_data_record(buf, page, long_size, commit)
+        if at is not None:
+            break
+    else:
+        pytest.fail(f"{fixture}: no page with two data records")
+    struct.pack_into("<II", buf, at, 0, 0xFFFFFFFC)  # type_len 0, length -4 - 4
+    damaged = tmp_path / "damaged.dat"
+    damaged.write_bytes(bytes(buf))
+    p = run(cmadebug_bin, "--json", "trace", "report", str(damaged))
+    assert p.returncode == 0, p.stderr
+    lines = p.stderr.splitlines()
+    assert len(lines) == 1 and "does not follow the one before" in lines[0], p.stderr
+    assert json.loads(p.stdout)["records"] >= 1

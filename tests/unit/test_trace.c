@@ -345,7 +345,7 @@ static void test_trace_fixture_records(struct results *r, const char *fixtures,
 		memcpy(page + end, &(uint32_t){ 3 }, 4);
 	else
 		memcpy(page + end, &(uint64_t){ 3 }, 8);
-	CHECK(r, !trace_page_parse(&conv, page, sizeof(page), long_size, 1, &rs),
+	CHECK(r, !trace_page_parse(&conv, page, sizeof(page), long_size, 1, &rs, NULL),
 	      "%s: the synthesized page parses", name);
 	CHECK_U64(r, "records of the page", 4, rs.nr);
 	CHECK_U64(r, "lost events stored in the page", 3, rs.lost);
@@ -376,12 +376,114 @@ static void test_trace_fixture_records(struct results *r, const char *fixtures,
 	trace_recs_free(&rs);
 	make_page(page, sizeof(page), long_size, raws, 1, 0);
 	memcpy(page + 8, &(uint32_t){ 8000 }, 4);
-	CHECK(r, trace_page_parse(&conv, page, sizeof(page), long_size, 0, &rs) ==
+	CHECK(r, trace_page_parse(&conv, page, sizeof(page), long_size, 0, &rs, NULL) ==
 		 -EINVAL && rs.nr == 0, "a commit past the page is refused");
 	raws[0].data[raws[0].ev ? 10 : 0] = 0xff;	/* name's length: 0xff.. */
 	make_page(page, sizeof(page), long_size, raws, 1, 0);
-	CHECK(r, trace_page_parse(&conv, page, sizeof(page), long_size, 0, &rs) ==
+	CHECK(r, trace_page_parse(&conv, page, sizeof(page), long_size, 0, &rs, NULL) ==
 		 -EINVAL && rs.nr == 0, "a string past its record is refused");
+out:
+	trace_recs_free(&rs);
+	tep_free(tep);
+	trace_formats_free(&f);
+}
+
+/*
+ * Damaged pages: a good record, then one bad record header.  Each must end
+ * the page at the bad record with the good one kept, and return; before
+ * the walk, kbuffer went round the same record (or padding) for ever.
+ */
+static void test_trace_damaged_pages(struct results *r, const char *fixtures,
+				     const char *name, int long_size)
+{
+	static const struct {
+		const char *what;
+		uint32_t words[2];	/* the bad record's header, array[0] */
+		const char *why;
+	} bad[] = {
+		{ "zero length (array[0] 4 - 4 is no data)", { 0, 0 },
+		  "a record's length does not move past it" },
+		{ "negative length pointing backwards", { 0, 0xfffffff8u },
+		  "a record's length does not move past it" },
+		{ "discarded-event padding pointing at itself",
+		  { 29 | (1u << 5), 0xfffffffcu },
+		  "a record's length does not move past it" },
+		{ "a data record longer than the commit", { 0, 4000 },
+		  "a record runs past the page's commit" },
+		{ "an absolute time stamp older than the page", { 31, 0 },
+		  "an absolute time stamp goes backwards" },
+	};
+	struct trace_formats f;
+	struct tep_handle *tep = fixture_tep(fixtures, name, &f);
+	struct trace_recs rs = { 0 };
+	struct trace_page_damage damage;
+	struct trace_conv conv;
+	unsigned char page[4096];
+	struct raw raw;
+	char path[PATH_MAX];
+	unsigned char hang[1024];
+	size_t end, hdr = 8 + (size_t)long_size;
+	uint64_t commit;
+	FILE *fp;
+
+	r->test = "damaged ring-buffer pages";
+	if (!tep || trace_conv_init(&conv, tep)) {
+		CHECK(r, false, "%s: no tep over the captured formats", name);
+		goto out;
+	}
+	raw_begin(&raw, tep, "cma", "cma_alloc_start", 42);
+	raw_str(&raw, "name", "reserved");
+	raw_num(&raw, "count", 16);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int ret;
+
+		end = make_page(page, sizeof(page), long_size, &raw, 1, 0);
+		memcpy(page + end, bad[i].words, 8);
+		commit = end + 8 + 64 - hdr;	/* the bad record and zeros */
+		if (long_size == 4)
+			memcpy(page + 8, &(uint32_t){ (uint32_t)commit }, 4);
+		else
+			memcpy(page + 8, &commit, 8);
+		trace_recs_free(&rs);
+		ret = trace_page_parse(&conv, page, sizeof(page), long_size, 0,
+				       &rs, &damage);
+		CHECK(r, ret == -EINVAL && rs.nr == 1 &&
+			 rs.rec[0].kind == TR_ALLOC_START,
+		      "%s, %s: -EINVAL with the good record kept, got %d and %u records",
+		      name, bad[i].what, ret, rs.nr);
+		CHECK(r, ret == -EINVAL && damage.offset == end &&
+			 damage.why && !strcmp(damage.why, bad[i].why),
+		      "%s, %s: damage at byte %zu '%s', got %zu '%s'", name,
+		      bad[i].what, end, bad[i].why, damage.offset,
+		      damage.why ? damage.why : "(none)");
+	}
+
+	/* Padding without a time delta ends the page: not damage. */
+	end = make_page(page, sizeof(page), long_size, &raw, 1, 0);
+	memcpy(page + end, &(uint32_t[2]){ 29, 0xfffffffcu }, 8);
+	commit = end + 8 - hdr;
+	memcpy(page + 8, &commit, long_size);
+	trace_recs_free(&rs);
+	CHECK(r, !trace_page_parse(&conv, page, sizeof(page), long_size, 0, &rs,
+				   &damage) && rs.nr == 1,
+	      "%s: end-of-page padding (length word unset) ends the page cleanly",
+	      name);
+
+	/* The page libFuzzer found hanging the parser (tests/fuzz/regress). */
+	snprintf(path, sizeof(path),
+		 "%s/../fuzz/regress/fuzz_trace_page/trace_page-hang.bin",
+		 fixtures);
+	fp = fopen(path, "rb");
+	end = fp ? fread(hang, 1, sizeof(hang), fp) : 0;
+	if (fp)
+		fclose(fp);
+	CHECK(r, end == 567, "%s: 567 bytes, got %zu", path, end);
+	if (end == 567 && long_size == 4) {	/* its first byte: the arm guest */
+		trace_recs_free(&rs);
+		CHECK(r, trace_page_parse(&conv, hang + 1, end - 1, 4, 0, &rs,
+					  &damage) == -EINVAL && damage.why,
+		      "trace_page-hang.bin returns -EINVAL and says why");
+	}
 out:
 	trace_recs_free(&rs);
 	tep_free(tep);
@@ -394,4 +496,6 @@ static void test_trace_all(struct results *r, const char *fixtures)
 	test_trace_stats_lost(r);
 	test_trace_fixture_records(r, fixtures, "qemu-arm", 4);
 	test_trace_fixture_records(r, fixtures, "qemu-arm64", 8);
+	test_trace_damaged_pages(r, fixtures, "qemu-arm", 4);
+	test_trace_damaged_pages(r, fixtures, "qemu-arm64", 8);
 }

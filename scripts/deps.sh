@@ -16,6 +16,7 @@ HOST_PACKAGES=(
 	qemu-system-arm device-tree-compiler
 	flex bison bc cpio kmod xz-utils libelf-dev libssl-dev perl git
 	libtracefs-dev libtraceevent-dev libtracecmd-dev
+	trace-cmd # tests/python/test_trace_report.py: version 7 files
 	python3 python3-pytest python3-matplotlib valgrind
 	clang libclang-rt-14-dev
 	chromium # headless, for tests/python/test_report_browser.py

@@ -293,16 +293,7 @@ static int write_atomic(const char *path, const char *buf, size_t len)
 	fd = mkstemp(tmp);
 	if (fd < 0)
 		return -errno;
-	while (len && !ret) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno != EINTR)
-			ret = -errno;
-		else if (n > 0) {
-			buf += n;
-			len -= (size_t)n;
-		}
-	}
+	ret = write_all(fd, buf, len);
 	if (!ret && (fchmod(fd, 0644) || fsync(fd)))
 		ret = -errno;
 	if (close(fd) && !ret)

@@ -442,75 +442,136 @@ static size_t page_readable_end(struct kbuffer *kbuf, unsigned char *sub,
 	return end;
 }
 
+/*
+ * A page made safe for kbuffer: a padded copy whose commit ends before the
+ * first bad record, and a kbuffer for it.
+ */
+struct page_view {
+	unsigned char *copy;
+	struct kbuffer *kbuf;
+	size_t end;		/* the readable commit's end, from the page start */
+	uint64_t word;		/* the page's commit word as it came */
+	const char *why;	/* NULL, or why reading stops at END */
+};
+
+static void page_view_free(struct page_view *v)
+{
+	kbuffer_free(v->kbuf);
+	free(v->copy);
+}
+
+/* 0, -EINVAL (a bad header: V->why says why, END is 0) or -ENOMEM. */
+static int page_view_open(struct page_view *v, const void *page, size_t size,
+			  int long_size)
+{
+	size_t hdr = 8 + (size_t)long_size, readable;
+
+	memset(v, 0, sizeof(*v));
+	if ((long_size != 4 && long_size != 8) || size < hdr) {
+		v->why = "shorter than its header";
+		return -EINVAL;
+	}
+	v->word = host_word((const unsigned char *)page + 8, long_size);
+	if ((size_t)(v->word & RB_COMMIT_MASK) > size - hdr) {
+		v->why = "its commit is past the page's end";
+		return -EINVAL;
+	}
+	v->end = hdr + (size_t)(v->word & RB_COMMIT_MASK);
+	/* kbuffer may read an event header past the commit: pad the copy. */
+	v->copy = calloc(1, size + 16);
+	v->kbuf = kbuffer_alloc(long_size == 8 ? KBUFFER_LSIZE_8 :
+						 KBUFFER_LSIZE_4,
+				host_bigendian() ? KBUFFER_ENDIAN_BIG :
+						   KBUFFER_ENDIAN_LITTLE);
+	if (!v->copy || !v->kbuf) {
+		page_view_free(v);
+		return -ENOMEM;
+	}
+	memcpy(v->copy, page, size);
+	readable = page_readable_end(v->kbuf, v->copy, hdr, v->end, &v->why);
+	if (readable < v->end) {
+		/* kbuffer reads only the records before the damage. */
+		host_word_set(v->copy + 8, long_size, readable - hdr);
+		v->end = readable;
+	}
+	return 0;
+}
+
+static void page_damage(struct trace_page_damage *damage, size_t offset,
+			const char *why)
+{
+	if (damage) {
+		damage->offset = offset;
+		damage->why = why;
+	}
+}
+
+int trace_page_check(const void *page, size_t size, int long_size,
+		     struct trace_page_damage *damage)
+{
+	struct page_view v;
+	int ret = page_view_open(&v, page, size, long_size);
+
+	page_damage(damage, 0, NULL);
+	if (ret == -ENOMEM)
+		return ret;
+	if (v.why) {
+		page_damage(damage, v.end, v.why);
+		ret = -EINVAL;
+	}
+	page_view_free(&v);
+	return ret;
+}
+
 int trace_page_parse(const struct trace_conv *c, const void *page,
 		     size_t size, int long_size, int cpu, struct trace_recs *r,
 		     struct trace_page_damage *damage)
 {
-	size_t hdr = 8 + (size_t)long_size, commit, end, readable = 0;
-	const char *why = NULL;
-	unsigned char *copy = NULL;
-	struct kbuffer *kbuf = NULL;
+	struct page_view v;
+	const char *why;
+	size_t at_bad;
 	unsigned long long ts;
-	bool bad = false;
-	uint64_t word;
 	void *data;
-	int ret = -EINVAL;
+	int ret = page_view_open(&v, page, size, long_size);
 
-	if (damage) {
-		damage->offset = 0;
-		damage->why = NULL;
+	page_damage(damage, 0, NULL);
+	if (ret) {
+		if (ret == -EINVAL)
+			page_damage(damage, 0, v.why);
+		return ret;
 	}
-	if ((long_size != 4 && long_size != 8) || size < hdr) {
-		why = "shorter than its header";
-		goto out;
-	}
-	word = host_word((const unsigned char *)page + 8, long_size);
-	commit = (size_t)(word & RB_COMMIT_MASK);
-	if (commit > size - hdr) {
-		why = "its commit is past the page's end";
-		goto out;
-	}
-	end = hdr + commit;
-	if (word & RB_MISSED_EVENTS) {
-		if ((word & RB_MISSED_STORED) && end + (size_t)long_size <= size)
-			r->lost += host_word((const unsigned char *)page + end,
-					     long_size);
+	why = v.why;
+	at_bad = v.end;
+	if (v.word & RB_MISSED_EVENTS) {
+		size_t commit_end = 8 + (size_t)long_size +
+				    (size_t)(v.word & RB_COMMIT_MASK);
+
+		if ((v.word & RB_MISSED_STORED) &&
+		    commit_end + (size_t)long_size <= size)
+			r->lost += host_word((const unsigned char *)page +
+					     commit_end, long_size);
 		else
 			r->lost_unknown = true;
 	}
-	/* kbuffer may read an event header past the commit: pad the copy. */
-	copy = calloc(1, size + 16);
-	kbuf = kbuffer_alloc(long_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
-			     host_bigendian() ? KBUFFER_ENDIAN_BIG :
-						KBUFFER_ENDIAN_LITTLE);
-	if (!copy || !kbuf) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	memcpy(copy, page, size);
-	readable = page_readable_end(kbuf, copy, hdr, end, &why);
-	if (readable < end) {
-		/* kbuffer reads only the records before the damage. */
-		host_word_set(copy + 8, long_size, readable - hdr);
-		end = readable;
-		bad = why != NULL;
-	}
-	if (kbuffer_load_subbuffer(kbuf, copy)) {
+	if (kbuffer_load_subbuffer(v.kbuf, v.copy)) {
 		why = "kbuffer cannot load it";
+		at_bad = 0;
+		ret = -EINVAL;
 		goto out;
 	}
-	for (data = kbuffer_read_event(kbuf, &ts); data;
-	     data = kbuffer_next_event(kbuf, &ts)) {
+	for (data = kbuffer_read_event(v.kbuf, &ts); data;
+	     data = kbuffer_next_event(v.kbuf, &ts)) {
 		struct tep_record rec = { .ts = ts, .cpu = cpu, .data = data };
-		size_t at = (size_t)((unsigned char *)data - copy);
-		int len = kbuffer_event_size(kbuf);
+		size_t at = (size_t)((unsigned char *)data - v.copy);
+		int len = kbuffer_event_size(v.kbuf);
 		struct trace_rec *out;
 		int n;
 
-		if (len <= 0 || at > end || (size_t)len > end - at) {
-			why = "a record runs past the page's commit";
-			readable = at;
-			bad = true;
+		if (len <= 0 || at > v.end || (size_t)len > v.end - at) {
+			if (!why || at < at_bad) {
+				why = "a record is empty or runs past the page's commit";
+				at_bad = at;
+			}
 			break;
 		}
 		rec.size = len;
@@ -522,20 +583,17 @@ int trace_page_parse(const struct trace_conv *c, const void *page,
 		n = trace_conv_record(c, &rec, out);
 		if (n <= 0)
 			r->nr--;	/* not ours, or malformed: dropped */
-		if (n < 0 && !bad) {
+		if (n < 0 && !why) {
 			why = "a record's fields do not fit its event's format";
-			readable = at;
-			bad = true;
+			at_bad = at;
 		}
 	}
-	ret = bad ? -EINVAL : 0;
-out:
-	if (ret == -EINVAL && damage) {
-		damage->offset = why && copy ? readable : 0;
-		damage->why = why ? why : "malformed";
+	if (why) {
+		page_damage(damage, at_bad, why);
+		ret = -EINVAL;
 	}
-	kbuffer_free(kbuf);
-	free(copy);
+out:
+	page_view_free(&v);
 	return ret;
 }
 

@@ -175,6 +175,14 @@ int trace_page_parse(const struct trace_conv *c, const void *page,
 		     size_t size, int long_size, int cpu, struct trace_recs *r,
 		     struct trace_page_damage *damage);
 
+/*
+ * The same checks without records: 0 if every record of the page can be
+ * read; -EINVAL with DAMAGE (may be NULL) saying where and why the
+ * readable part ends; -ENOMEM.
+ */
+int trace_page_check(const void *page, size_t size, int long_size,
+		     struct trace_page_damage *damage);
+
 /* The summary. */
 struct trace_latency {
 	uint64_t count;		/* start->finish pairs */

@@ -9,12 +9,14 @@
  * gave them.  Numbers are in the host's byte order (flagged in the header).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <event-parse.h>
 
+#include "trace.h"
 #include "trace_dat.h"
 #include "util.h"
 
@@ -204,4 +206,189 @@ int trace_dat_write(FILE *out, const struct trace_dat *d)
 	for (unsigned int c = 0; c < d->nr_cpus; c++)
 		put(&o, d->cpu_data[c], d->cpu_len[c]);
 	return o.err;
+}
+
+static uint32_t get_u32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static uint64_t get_u64(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/* A bounded reader over a trace.dat in memory: any overrun sets ERR. */
+struct in {
+	unsigned char *p;
+	size_t len, at;
+	bool err;
+};
+
+static const unsigned char *take(struct in *in, size_t n)
+{
+	const unsigned char *p = in->p + in->at;
+
+	if (in->err || n > in->len - in->at) {
+		in->err = true;
+		return NULL;
+	}
+	in->at += n;
+	return p;
+}
+
+static uint64_t take_u(struct in *in, size_t n)
+{
+	const unsigned char *p = take(in, n);
+	uint16_t v16;
+
+	if (!p)
+		return 0;
+	if (n == 2) {
+		memcpy(&v16, p, 2);
+		return v16;
+	}
+	return n == 4 ? get_u32(p) : get_u64(p);
+}
+
+/* A NUL-terminated string; false if it is not EXPECT (when given). */
+static bool take_str(struct in *in, const char *expect)
+{
+	const unsigned char *nul = in->err ? NULL :
+				   memchr(in->p + in->at, 0, in->len - in->at);
+	const char *s = (const char *)in->p + in->at;
+
+	if (!nul) {
+		in->err = true;
+		return false;
+	}
+	in->at = (size_t)(nul - in->p) + 1;
+	return !expect || !strcmp(s, expect);
+}
+
+static void skip_sized(struct in *in, size_t width)
+{
+	uint64_t n = take_u(in, width);
+
+	if (n > in->len - in->at)
+		in->err = true;
+	else
+		take(in, (size_t)n);
+}
+
+int trace_dat_repair(unsigned char *buf, size_t len,
+		     struct trace_dat_damage *damage)
+{
+	static const unsigned char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a',
+					       'c', 'i', 'n', 'g' };
+	const uint16_t one = 1;
+	struct in in = { .p = buf, .len = len };
+	struct tep_handle *tep = NULL;
+	const unsigned char *p, *header_page;
+	uint64_t header_page_len, nr_cpus, page_size, n;
+	int long_size, user_long, cut = 0, ret = -ENOTSUP;
+
+	memset(damage, 0, sizeof(*damage));
+	p = take(&in, sizeof(magic));
+	if (!p || memcmp(p, magic, sizeof(magic)) || !take_str(&in, "6"))
+		return -ENOTSUP;
+	p = take(&in, 2);	/* byte order (0 little), user long size */
+	if (!p || p[0] != (*(const char *)&one ? 0 : 1))
+		return -ENOTSUP;
+	user_long = p[1];
+	page_size = take_u(&in, 4);
+	if (!take_str(&in, "header_page"))
+		return -ENOTSUP;
+	header_page_len = take_u(&in, 8);
+	header_page = take(&in, header_page_len < len ? (size_t)header_page_len : len);
+	if (!take_str(&in, "header_event"))
+		return -ENOTSUP;
+	skip_sized(&in, 8);
+	for (n = take_u(&in, 4); n && !in.err; n--)	/* ftrace formats */
+		skip_sized(&in, 8);
+	for (n = take_u(&in, 4); n && !in.err; n--) {	/* event systems */
+		uint64_t events;
+
+		take_str(&in, NULL);
+		for (events = take_u(&in, 4); events && !in.err; events--)
+			skip_sized(&in, 8);
+	}
+	skip_sized(&in, 4);	/* kallsyms */
+	skip_sized(&in, 4);	/* printk formats */
+	skip_sized(&in, 8);	/* saved_cmdlines */
+	nr_cpus = take_u(&in, 4);
+	p = take(&in, 10);
+	if (p && !memcmp(p, "options  ", 10)) {
+		while (!in.err && take_u(&in, 2))
+			skip_sized(&in, 4);
+		p = take(&in, 10);
+	}
+	if (in.err || !p || memcmp(p, "flyrecord", 10) || !page_size ||
+	    page_size > (1U << 27) || nr_cpus > (len - in.at) / 16)
+		return -ENOTSUP;
+
+	/* The kernel's long size: the size of header_page's commit field. */
+	tep = tep_alloc();
+	if (!tep)
+		return -ENOMEM;
+	if (tep_parse_header_page(tep, (char *)header_page,
+				  (unsigned long)header_page_len, user_long))
+		goto out;
+	long_size = tep_get_header_page_size(tep);
+	if (long_size != 4 && long_size != 8)
+		goto out;
+
+	ret = 0;
+	for (unsigned int cpu = 0; cpu < nr_cpus; cpu++) {
+		uint64_t off = take_u(&in, 8), size = take_u(&in, 8);
+
+		if (off > len || size > len - off) {
+			ret = -ENOTSUP;
+			goto out;
+		}
+		for (uint64_t at = off; at + page_size <= off + size;
+		     at += page_size) {
+			unsigned char *page = buf + at;
+			struct trace_page_damage d;
+			uint64_t word = 0, keep;
+			int r = trace_page_check(page, (size_t)page_size,
+						 long_size, &d);
+
+			if (r == -ENOMEM) {
+				ret = r;
+				goto out;
+			}
+			if (!r)
+				continue;
+			if (!cut++) {
+				damage->cpu = cpu;
+				damage->page_offset = at;
+				damage->offset = d.offset;
+				damage->why = d.why;
+			}
+			/*
+			 * The commit ends before the damage; "events lost"
+			 * stays, its stored count (after the old end) goes.
+			 */
+			word = long_size == 4 ? (uint64_t)get_u32(page + 8) :
+						get_u64(page + 8);
+			keep = d.offset > 8 + (size_t)long_size ?
+			       d.offset - 8 - (size_t)long_size : 0;
+			word = (word & ~((1ULL << 27) - 1) & ~(1ULL << 30)) | keep;
+			if (long_size == 4)
+				memcpy(page + 8, &(uint32_t){ (uint32_t)word }, 4);
+			else
+				memcpy(page + 8, &word, 8);
+		}
+	}
+	ret = cut;
+out:
+	tep_free(tep);
+	return ret;
 }

@@ -10,6 +10,7 @@
 #define CMADEBUG_TRACE_DAT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct tep_handle;
@@ -52,5 +53,26 @@ struct trace_dat {
 
 /* Writes D to OUT (positioned at 0).  0 or -errno. */
 int trace_dat_write(FILE *out, const struct trace_dat *d);
+
+/* The first damaged page trace_dat_repair() found. */
+struct trace_dat_damage {
+	unsigned int cpu;
+	uint64_t page_offset;	/* in the file */
+	size_t offset;		/* in the page, where reading stops */
+	const char *why;
+};
+
+/*
+ * Walks the ring-buffer pages of a version 6 trace.dat held in BUF (LEN
+ * bytes, the host's byte order) and cuts each page's commit short before
+ * its first record that could not be read (trace_page_check()), in BUF, so
+ * that a reader that trusts the pages (libtracecmd's kbuffer loops for
+ * ever on some) reads only what is sound.  Returns the number of pages cut
+ * (the first in *DAMAGE), -ENOTSUP for a file it does not walk (another
+ * version, byte order or layout: nothing changed), or -ENOMEM.  The top
+ * level buffer only: instances' pages are not walked.
+ */
+int trace_dat_repair(unsigned char *buf, size_t len,
+		     struct trace_dat_damage *damage);
 
 #endif

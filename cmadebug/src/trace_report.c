@@ -8,7 +8,14 @@
 #include "util.h"
 
 #ifdef HAVE_LIBTRACECMD
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <trace-cmd.h>
+
+#include "trace_dat.h"
 
 struct report_ctx {
 	struct trace_conv conv;
@@ -91,6 +98,53 @@ static int read_buffer(struct tracecmd_input *h, struct report_ctx *ctx)
 	return ctx->err;
 }
 
+/*
+ * libtracecmd trusts each ring-buffer page as kbuffer does: a padding
+ * record that points at itself loops inside it, before any callback.  So a
+ * version 6 file is walked first (trace_dat_repair()) in a private mapping;
+ * if a page had to be cut short, libtracecmd reads the repaired copy from
+ * a memfd, and one line says where the file was damaged.  Other versions
+ * are opened as they are (the record guard in on_record() still holds).
+ */
+static struct tracecmd_input *open_checked(const char *file)
+{
+	struct tracecmd_input *h = NULL;
+	struct trace_dat_damage damage;
+	unsigned char *map = MAP_FAILED;
+	struct stat st;
+	int fd, memfd = -1, cut = -ENOTSUP;
+
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0)
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE, fd, 0);
+	if (map != MAP_FAILED)
+		cut = trace_dat_repair(map, (size_t)st.st_size, &damage);
+	if (cut > 0) {
+		err_msg("trace report: %s: cpu%u's ring-buffer page at file offset %llu: %s (at byte %zu); %d damaged pages read only up to the damage",
+			file, damage.cpu, (unsigned long long)damage.page_offset,
+			damage.why, damage.offset, cut);
+		memfd = memfd_create("cmadebug-trace.dat", MFD_CLOEXEC);
+		if (memfd < 0 || write_all(memfd, map, (size_t)st.st_size) ||
+		    lseek(memfd, 0, SEEK_SET)) {
+			if (memfd >= 0)
+				close(memfd);
+			errno = memfd < 0 ? errno : EIO;
+			goto out;
+		}
+		h = tracecmd_open_fd(memfd, TRACECMD_FL_LOAD_NO_PLUGINS);
+	} else {
+		h = tracecmd_open(file, TRACECMD_FL_LOAD_NO_PLUGINS);
+	}
+out:
+	if (map != MAP_FAILED)
+		munmap(map, (size_t)st.st_size);
+	close(fd);
+	return h;
+}
+
 int trace_report_load(const char *file, struct trace_recs *r)
 {
 	struct report_ctx ctx = { .r = r };
@@ -100,7 +154,7 @@ int trace_report_load(const char *file, struct trace_recs *r)
 
 	memset(r, 0, sizeof(*r));
 	tracecmd_set_loglevel(TEP_LOG_NONE);
-	h = tracecmd_open(file, TRACECMD_FL_LOAD_NO_PLUGINS);
+	h = open_checked(file);
 	if (!h) {
 		err_msg("trace report: %s: %s", file,
 			errno && errno != EINVAL ? strerror(errno) :

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -272,4 +273,21 @@ void format_size(uint64_t bytes, char *buf, size_t size)
 	else
 		snprintf(buf, size, "%.1f %s", (double)bytes / (double)scale,
 			 units[u]);
+}
+
+int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno != EINTR)
+			return -errno;
+		if (n > 0) {
+			p += n;
+			len -= (size_t)n;
+		}
+	}
+	return 0;
 }

@@ -50,6 +50,9 @@ int for_each_kv(const char *line, size_t len,
  */
 int grow_array(void **v, unsigned int nr, unsigned int *cap, size_t elem);
 
+/* Writes all LEN bytes of BUF to FD (again after EINTR): 0 or -errno. */
+int write_all(int fd, const void *buf, size_t len);
+
 /* Copies the LEN bytes at S to DST (SIZE bytes) as a string; -EINVAL if empty or too long. */
 int copy_token(const char *s, size_t len, char *dst, size_t size);
 

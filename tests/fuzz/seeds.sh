@@ -29,6 +29,7 @@ seed fuzz_layout '*/debug/linear_map/layout'
 seed fuzz_ptdump '*/debug/kernel_page_tables'
 seed fuzz_splits '*/debug/linear_map/splits' '*/debug/linear_map/attr_changes'
 seed fuzz_alias '*/debug/linear_map/alias_check'
+seed fuzz_trace_dat '*/trace/trace.dat'
 
 # fuzz_trace_page: each page of the guests' trace.dat files (trace-cmd v6:
 # the flyrecord table gives each CPU's offset and size), after one byte that

@@ -77,14 +77,15 @@ def test_report_refuses_what_is_not_a_trace_dat(cmadebug_bin, tmp_path):
         assert p.returncode == 1 and len(p.stderr.splitlines()) == 1, (args, p.stderr)
 
 
-def _data_pages(buf):
-    """(offset, long size, commit) of the ring-buffer pages of a v6 trace.dat.
+def _data_pages(buf, long_size=None):
+    """(offset, long size, commit) of the ring-buffer pages of a trace.dat.
 
-    The header gives the kernel's long size (byte 13) and the page size
-    (bytes 14-17); CPU data is page aligned at the end of the file, each page
-    a u64 time stamp and a commit word.
+    The header gives the page size (bytes 14-17) and the recorder's long
+    size (byte 13: the kernel's in cmadebug's files, not in trace-cmd
+    convert's, which pass LONG_SIZE); CPU data is page aligned at the end of
+    the file, each page a u64 time stamp and a commit word.
     """
-    long_size, page_size = buf[13], struct.unpack_from("<I", buf, 14)[0]
+    long_size, page_size = long_size or buf[13], struct.unpack_from("<I", buf, 14)[0]
     fmt = "<Q" if long_size == 8 else "<I"
     for off in range(page_size, len(buf), page_size):
         ts = struct.unpack_from("<Q", buf, off)[0]
@@ -111,13 +112,23 @@ def _second_data_record(buf, page, long_size, commit):
     return None
 
 
-@pytest.mark.parametrize("fixture", TRACED)
-def test_report_stops_at_a_record_that_does_not_advance(cmadebug_bin, fixture, tmp_path):
-    """A length word of -4 makes kbuffer return the same record for ever.
+DAMAGE = {
+    # type_len 0, array[0] -4: length -8, so kbuffer hands back the same
+    # record for ever (libtracecmd's iteration never ended)
+    "same-record": (0, 0xFFFFFFFC),
+    # a discarded event (padding with a time delta) of length -4: kbuffer's
+    # own loop over padding never ends, before any callback
+    "self-padding": (29 | 1 << 5, 0xFFFFFFFC),
+}
 
-    Before the guard in trace_report.c, libtracecmd's iteration (and so
-    'trace report') never returned on such a file; now the read stops there
-    with one line naming the CPU and offset, and what came before is kept.
+
+@pytest.mark.parametrize("damage", sorted(DAMAGE))
+@pytest.mark.parametrize("fixture", TRACED)
+def test_report_reads_a_damaged_page_up_to_the_damage(cmadebug_bin, fixture, damage, tmp_path):
+    """Each damage hung 'trace report'; now the file's pages are walked first.
+
+    The page is read up to the damaged record (what came before is kept),
+    one line on stderr says which CPU, page and byte, and the run ends.
     """
     buf = bytearray((FIXTURES / fixture / "trace" / "trace.dat").read_bytes())
     for page, long_size, commit in _data_pages(buf):
@@ -126,10 +137,42 @@ def test_report_stops_at_a_record_that_does_not_advance(cmadebug_bin, fixture, t
             break
     else:
         pytest.fail(f"{fixture}: no page with two data records")
-    struct.pack_into("<II", buf, at, 0, 0xFFFFFFFC)  # type_len 0, length -4 - 4
+    struct.pack_into("<II", buf, at, *DAMAGE[damage])
     damaged = tmp_path / "damaged.dat"
     damaged.write_bytes(bytes(buf))
     p = run(cmadebug_bin, "--json", "trace", "report", str(damaged))
+    assert p.returncode == 0, p.stderr
+    lines = p.stderr.splitlines()
+    assert len(lines) == 1, p.stderr
+    assert f"page at file offset {page}:" in lines[0] and f"(at byte {at - page})" in lines[0], lines[0]
+    assert json.loads(p.stdout)["records"] >= 1
+
+
+@pytest.mark.parametrize("fixture", TRACED)
+def test_report_stops_in_a_version_7_file_at_a_record_that_does_not_advance(cmadebug_bin, fixture, tmp_path):
+    """Version 7 files are not walked first: the record guard ends the read.
+
+    trace-cmd (a test dependency, scripts/deps.sh) converts the guest's file
+    to version 7 without compression; its pages stay page aligned.  Before
+    the guard (and while libtracecmd's callback stopped only on < 0) this
+    never returned.
+    """
+    v7 = tmp_path / "v7.dat"
+    subprocess.run(["trace-cmd", "convert", "-i", str(FIXTURES / fixture / "trace" / "trace.dat"),
+                    "--file-version", "7", "--compression", "none", "-o", str(v7)],
+                   check=True, capture_output=True, timeout=60)
+    buf = bytearray(v7.read_bytes())
+    assert buf[10:12] == b"7\0"
+    kernel_long = 4 if fixture == "qemu-arm" else 8
+    for page, long_size, commit in _data_pages(buf, kernel_long):
+        at = _second_data_record(buf, page, long_size, commit)
+        if at is not None:
+            break
+    else:
+        pytest.fail(f"{fixture}: no page with two data records in the version 7 file")
+    struct.pack_into("<II", buf, at, *DAMAGE["same-record"])
+    v7.write_bytes(bytes(buf))
+    p = run(cmadebug_bin, "--json", "trace", "report", str(v7))
     assert p.returncode == 0, p.stderr
     lines = p.stderr.splitlines()
     assert len(lines) == 1 and "does not follow the one before" in lines[0], p.stderr

@@ -490,6 +490,90 @@ out:
 	trace_formats_free(&f);
 }
 
+/*
+ * trace_dat_repair() over a guest's trace.dat: a sound file is left as it
+ * is; a page whose commit points past its end is cut to nothing (and
+ * named); every prefix of the file is walked without reading past it.
+ */
+static void test_trace_dat_repair(struct results *r, const char *fixtures,
+				  const char *name, int long_size)
+{
+	struct trace_dat_damage damage;
+	unsigned char *dat = NULL, *copy = NULL;
+	const unsigned char *fly;
+	char path[PATH_MAX];
+	uint64_t off = 0, size = 0;
+	size_t len = 0;
+	FILE *fp;
+	int ret;
+
+	r->test = "trace_dat_repair";
+	snprintf(path, sizeof(path), "%s/%s/trace/trace.dat", fixtures, name);
+	fp = fopen(path, "rb");
+	if (fp && !fseek(fp, 0, SEEK_END) && ftell(fp) > 0) {
+		len = (size_t)ftell(fp);
+		rewind(fp);
+		dat = malloc(len);
+		copy = malloc(len);
+		if (!dat || !copy || fread(dat, 1, len, fp) != len)
+			len = 0;
+	}
+	if (fp)
+		fclose(fp);
+	if (!len) {
+		CHECK(r, false, "%s: cannot read", path);
+		goto out;
+	}
+	memcpy(copy, dat, len);
+	ret = trace_dat_repair(copy, len, &damage);
+	CHECK(r, ret == 0 && !memcmp(copy, dat, len),
+	      "%s: a sound file: 0 and unchanged, got %d", name, ret);
+
+	fly = memmem(dat, len, "flyrecord", 10);
+	if (fly && (size_t)(fly - dat) + 26 <= len) {
+		memcpy(&off, fly + 10, 8);
+		memcpy(&size, fly + 18, 8);
+	}
+	CHECK(r, off && size && off + size <= len,
+	      "%s: cpu0's data in the flyrecord table", name);
+	if (off && size && off + size <= len) {
+		uint64_t commit = 0;
+
+		memcpy(copy, dat, len);
+		memset(copy + off + 8, 0xff, 3);	/* commit 0xffffff: past 4096 */
+		ret = trace_dat_repair(copy, len, &damage);
+		memcpy(&commit, copy + off + 8, (size_t)long_size);
+		CHECK(r, ret == 1 && damage.cpu == 0 && damage.page_offset == off &&
+			 damage.why && (commit & ((1 << 27) - 1)) == 0,
+		      "%s: a commit past the page: 1 page cut to nothing at %llu, got %d at %llu, commit %llu",
+		      name, (unsigned long long)off, ret,
+		      (unsigned long long)damage.page_offset,
+		      (unsigned long long)commit);
+	}
+
+	/* Each prefix in a buffer of its own size: a read past it is caught. */
+	for (size_t n = 1; n < len; n += n < 4200 ? 1 : 97) {
+		unsigned char *prefix = malloc(n);
+
+		if (!prefix)
+			break;
+		memcpy(prefix, dat, n);
+		ret = trace_dat_repair(prefix, n, &damage);
+		free(prefix);
+		if (ret != -ENOTSUP && ret < 0) {
+			CHECK(r, false, "%s: prefix of %zu bytes: %d", name, n, ret);
+			break;
+		}
+	}
+	memcpy(copy, dat, len);
+	copy[11] = '7';	/* another version: not walked */
+	CHECK(r, trace_dat_repair(copy, len, &damage) == -ENOTSUP,
+	      "%s: a version 7 header is not walked", name);
+out:
+	free(dat);
+	free(copy);
+}
+
 static void test_trace_all(struct results *r, const char *fixtures)
 {
 	test_trace_summary(r);
@@ -498,4 +582,6 @@ static void test_trace_all(struct results *r, const char *fixtures)
 	test_trace_fixture_records(r, fixtures, "qemu-arm64", 8);
 	test_trace_damaged_pages(r, fixtures, "qemu-arm", 4);
 	test_trace_damaged_pages(r, fixtures, "qemu-arm64", 8);
+	test_trace_dat_repair(r, fixtures, "qemu-arm", 4);
+	test_trace_dat_repair(r, fixtures, "qemu-arm64", 8);
 }

@@ -291,7 +291,8 @@ int trace_dat_repair(unsigned char *buf, size_t len,
 	struct in in = { .p = buf, .len = len };
 	struct tep_handle *tep = NULL;
 	const unsigned char *p, *header_page;
-	uint64_t header_page_len, nr_cpus, page_size, n;
+	uint64_t header_page_len, nr_cpus, page_size, n, data_end = 0;
+	size_t table;
 	int long_size, user_long, cut = 0, ret = -ENOTSUP;
 
 	memset(damage, 0, sizeof(*damage));
@@ -341,17 +342,32 @@ int trace_dat_repair(unsigned char *buf, size_t len,
 				  (unsigned long)header_page_len, user_long))
 		goto out;
 	long_size = tep_get_header_page_size(tep);
-	if (long_size != 4 && long_size != 8)
+	if ((long_size != 4 && long_size != 8) ||
+	    page_size < 8 + (uint64_t)long_size)	/* no room for a header */
 		goto out;
 
+	/*
+	 * The CPU table first, so nothing is changed in a file that is not
+	 * walked: each CPU's data lies in the file after the one before (ranges
+	 * that overlap would have the same pages walked once per CPU).
+	 */
+	table = in.at;
+	for (unsigned int cpu = 0; cpu < nr_cpus; cpu++) {
+		uint64_t off = take_u(&in, 8), size = take_u(&in, 8);
+
+		if (in.err || off > len || size > len - off)
+			goto out;
+		if (!size)
+			continue;	/* an empty CPU: its offset means nothing */
+		if (off < data_end)
+			goto out;
+		data_end = off + size;
+	}
+	in.at = table;
 	ret = 0;
 	for (unsigned int cpu = 0; cpu < nr_cpus; cpu++) {
 		uint64_t off = take_u(&in, 8), size = take_u(&in, 8);
 
-		if (off > len || size > len - off) {
-			ret = -ENOTSUP;
-			goto out;
-		}
 		for (uint64_t at = off; at + page_size <= off + size;
 		     at += page_size) {
 			unsigned char *page = buf + at;

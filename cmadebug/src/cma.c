@@ -267,9 +267,10 @@ int cma_areas_select(const struct cma_areas *areas, const char *name,
 	char known[256] = "";
 
 	if (!name) {
-		*first = 0;
+		/* No area at all (cma=0) is an answer: an empty range. */
+		*first = areas->nr ? 0 : 1;
 		*last = areas->nr ? areas->nr - 1 : 0;
-		return areas->nr ? EXIT_OK : EXIT_ENV;
+		return EXIT_OK;
 	}
 	for (unsigned int i = 0; i < areas->nr; i++) {
 		size_t used = strlen(known);

@@ -55,7 +55,8 @@ int cmd_bitmap(struct cmd_ctx *ctx, int argc, char **argv)
 			      &first, &last);
 	if (ret >= 0)
 		return ret;
-	maps = calloc(last - first + 1, sizeof(*maps));
+	/* One more than needed: calloc(0) may return NULL. */
+	maps = calloc(last - first + 2, sizeof(*maps));
 	strip = malloc(args.width + 1);
 	if (!maps || !strip) {
 		err_msg("out of memory");
@@ -74,6 +75,7 @@ int cmd_bitmap(struct cmd_ctx *ctx, int argc, char **argv)
 			goto out;
 	}
 
+	ret = EXIT_OK;	/* also with no area (cma=0) */
 	emit_object_begin(e, NULL);
 	emit_list_begin(e, "runs");
 	for (unsigned int i = first; i <= last; i++) {

@@ -54,7 +54,8 @@ int cmd_failures(struct cmd_ctx *ctx, int argc, char **argv)
 			      &first, &last);
 	if (ret >= 0)
 		return ret;
-	logs = calloc(last - first + 1, sizeof(*logs));
+	/* One more than needed: calloc(0) may return NULL. */
+	logs = calloc(last - first + 2, sizeof(*logs));
 	if (!logs) {
 		err_msg("out of memory");
 		ret = EXIT_ENV;
@@ -67,6 +68,7 @@ int cmd_failures(struct cmd_ctx *ctx, int argc, char **argv)
 			goto out;
 	}
 
+	ret = EXIT_OK;	/* also with no area (cma=0) */
 	emit_object_begin(e, NULL);
 	/* Per area, oldest first, as the kernel keeps them. */
 	emit_list_begin(e, "failures");

@@ -81,7 +81,7 @@ static bool part_available(const struct sysroot *sr,
 			sysroot_exists(sr, FS_DEBUGFS, part->probe_alt));
 	case PROBE_AREA:
 		if (!areas->nr)
-			return false;
+			return true;	/* no area: the empty list is the answer */
 		snprintf(rel, sizeof(rel), "cma/%s/%s", areas->area[0].name,
 			 part->probe);
 		return sysroot_exists(sr, FS_DEBUGFS, rel);

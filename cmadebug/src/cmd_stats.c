@@ -47,7 +47,8 @@ int cmd_stats(struct cmd_ctx *ctx, int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	/* Everything is read before anything is printed: no half output. */
-	stats = calloc(last - first + 1, sizeof(*stats));
+	/* One more than needed: calloc(0) may return NULL. */
+	stats = calloc(last - first + 2, sizeof(*stats));
 	if (!stats) {
 		err_msg("out of memory");
 		ret = EXIT_ENV;
@@ -59,6 +60,7 @@ int cmd_stats(struct cmd_ctx *ctx, int argc, char **argv)
 			goto out;
 	}
 
+	ret = EXIT_OK;	/* also with no area (cma=0) */
 	emit_object_begin(e, NULL);
 	emit_list_begin(e, "areas");
 	for (unsigned int i = first; i <= last; i++) {

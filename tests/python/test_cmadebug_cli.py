@@ -12,7 +12,8 @@ import subprocess
 
 import pytest
 
-from conftest import CAPTURED, FIXTURES, PATCHED, UNPATCHED, expected_rc
+from schema_check import errors
+from conftest import CAPTURED, FIXTURES, PATCHED, TOP, UNPATCHED, expected_rc
 
 COMMANDS = ["areas", "events", "stats", "failures", "bitmap", "splits", "alias"]
 
@@ -307,3 +308,40 @@ def test_alias_exit_status(cmadebug_bin, tmp_path):
     assert res.returncode == 0 and res.stderr == "", res.stderr
     doc = json.loads(res.stdout)
     assert doc["conflicts"] == [] and doc["count"] == 0 and "fixmap" in doc["not_checked"]
+
+
+def zero_area_tree(tmp_path):
+    """The captured arm guest as a cma=0 kernel with no DT pool shows it:
+    debugfs cma/ and sysfs mm/cma/ exist but hold no area."""
+    root = copy_tree(tmp_path, "qemu-arm")
+    for d in ("sys/kernel/debug/cma", "sys/kernel/mm/cma"):
+        for area in (root / d).iterdir():
+            shutil.rmtree(area)
+    return root
+
+
+@pytest.mark.parametrize("command, key", [("bitmap", "areas"), ("stats", "areas"), ("failures", "failures")])
+def test_no_cma_area_is_an_empty_answer(cmadebug_bin, tmp_path, command, key):
+    """Before: exit 2 with nothing on stderr; the empty list is the answer."""
+    root = str(zero_area_tree(tmp_path))
+    res = run(cmadebug_bin, "--root", root, command)
+    assert res.returncode == 0 and res.stderr == "", (res.returncode, res.stderr)
+    res = run(cmadebug_bin, "--json", "--root", root, command)
+    assert res.returncode == 0 and res.stderr == "", (res.returncode, res.stderr)
+    assert json.loads(res.stdout)[key] == []
+    res = run(cmadebug_bin, "--root", root, command, "reserved")
+    assert res.returncode == 1 and res.stderr.splitlines() == [
+        "cmadebug: no CMA area 'reserved' (this kernel has: none)"], res.stderr
+
+
+def test_snapshot_with_no_cma_area(cmadebug_bin, tmp_path):
+    root = zero_area_tree(tmp_path)
+    out = tmp_path / "snap.json"
+    res = run(cmadebug_bin, "--root", str(root), "snapshot", "-o", str(out))
+    assert res.returncode == 0 and res.stderr == "", res.stderr
+    doc = json.loads(out.read_text())
+    assert doc["missing"] == []
+    assert doc["areas"]["nr_areas"] == 0 and doc["stats"] == {"areas": []}
+    assert doc["bitmap"]["areas"] == [] and doc["failures"]["failures"] == []
+    schema = json.loads((TOP / "cmadebug" / "schema" / "snapshot-v1.schema.json").read_text())
+    assert errors(doc, schema) == []

@@ -10,6 +10,7 @@
  * report: the same summary from a trace.dat (trace_report.h).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <signal.h>
 #include <stdio.h>
@@ -349,32 +350,78 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Runs until the command exits, the time is up or a signal came. */
+/*
+ * Starts A's command.  The child reports a failed exec through a
+ * close-on-exec pipe, so the parent prints the one error line.  The pid, or
+ * -1 with the error printed.
+ */
+static pid_t start_command(const struct record_args *a, int *exec_errno)
+{
+	int report[2];
+	pid_t child;
+	ssize_t n;
+
+	*exec_errno = 0;
+	if (pipe2(report, O_CLOEXEC)) {
+		err_msg("trace record: pipe: %s", strerror(errno));
+		return -1;
+	}
+	fflush(NULL);
+	child = fork();
+	if (child < 0) {
+		err_msg("trace record: fork: %s", strerror(errno));
+		close(report[0]);
+		close(report[1]);
+		return -1;
+	}
+	if (child == 0) {
+		/* The handlers are reset by exec; the mask is not. */
+		sigset_t none;
+		ssize_t w;
+		int err;
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		close(report[0]);
+		execvp(a->command[0], a->command);
+		err = errno;
+		/* If this write fails the parent sees only status 127. */
+		w = write(report[1], &err, sizeof(err));
+		(void)w;
+		_exit(127);
+	}
+	close(report[1]);
+	do
+		n = read(report[0], exec_errno, sizeof(*exec_errno));
+	while (n < 0 && errno == EINTR);
+	close(report[0]);
+	if (n != (ssize_t)sizeof(*exec_errno))
+		*exec_errno = 0;	/* EOF: the exec succeeded */
+	return child;
+}
+
+/*
+ * Runs until the command exits, the time is up or a signal came.  *STATUS:
+ * the command's wait status, or -1 (no command, or stopped by our signal).
+ */
 static int record_loop(struct trace_session *sess,
-		       const struct record_args *a, bool verbose)
+		       const struct record_args *a, bool verbose, int *status)
 {
 	const struct timespec tick = { 0, 100 * 1000 * 1000 };
 	double end = a->seconds ? now_s() + (double)a->seconds : 0;
 	pid_t child = -1;
-	int ret = 0, status;
+	int ret = 0, st, exec_errno;
 
+	*status = -1;
 	if (a->command) {
-		fflush(NULL);
-		child = fork();
-		if (child < 0) {
-			err_msg("trace record: fork: %s", strerror(errno));
+		child = start_command(a, &exec_errno);
+		if (child < 0)
 			return EXIT_ENV;
-		}
-		if (child == 0) {
-			/* The handlers are reset by exec; the mask is not. */
-			sigset_t none;
-
-			sigemptyset(&none);
-			sigprocmask(SIG_SETMASK, &none, NULL);
-			execvp(a->command[0], a->command);
-			err_msg("trace record: %s: %s", a->command[0],
-				strerror(errno));
-			_exit(127);
+		if (exec_errno) {
+			waitpid(child, &st, 0);
+			err_msg("trace record: cannot run %s: %s", a->command[0],
+				strerror(exec_errno));
+			return exec_errno == ENOENT ? 127 : 126;	/* as sh(1) */
 		}
 		debug_msg(verbose, "running %s (pid %ld)", a->command[0],
 			  (long)child);
@@ -385,16 +432,14 @@ static int record_loop(struct trace_session *sess,
 		if (stop_signal) {
 			if (child > 0) {
 				kill(child, stop_signal);
-				while (waitpid(child, &status, 0) < 0 &&
+				while (waitpid(child, &st, 0) < 0 &&
 				       errno == EINTR)
 					;
 			}
 			break;
 		}
-		if (child > 0 && waitpid(child, &status, WNOHANG) == child) {
-			if (WIFEXITED(status) && WEXITSTATUS(status))
-				debug_msg(verbose, "%s exited with %d",
-					  a->command[0], WEXITSTATUS(status));
+		if (child > 0 && waitpid(child, &st, WNOHANG) == child) {
+			*status = st;
 			break;
 		}
 		if (end && now_s() >= end)
@@ -406,9 +451,31 @@ static int record_loop(struct trace_session *sess,
 	}
 	if (ret && child > 0) {
 		kill(child, SIGTERM);
-		waitpid(child, &status, 0);
+		waitpid(child, &st, 0);
 	}
 	return ret;
+}
+
+/*
+ * The command's failure as cmadebug's exit status (its own status, or 128 +
+ * the signal, as sh(1) reports it), with one line; 0 if it succeeded.
+ */
+static int command_failure(const struct record_args *a, int status)
+{
+	if (status < 0 || (WIFEXITED(status) && !WEXITSTATUS(status)))
+		return 0;
+	if (WIFEXITED(status)) {
+		err_msg("trace record: %s exited with status %d (the summary above covers it)",
+			a->command[0], WEXITSTATUS(status));
+		return WEXITSTATUS(status);
+	}
+	if (WIFSIGNALED(status)) {
+		err_msg("trace record: %s was killed by signal %d (%s; the summary above covers it)",
+			a->command[0], WTERMSIG(status),
+			strsignal(WTERMSIG(status)));
+		return 128 + WTERMSIG(status);
+	}
+	return 0;
 }
 
 static int trace_record(struct cmd_ctx *ctx, int argc, char **argv)
@@ -419,7 +486,7 @@ static int trace_record(struct cmd_ctx *ctx, int argc, char **argv)
 	struct trace_recs recs = { 0 };
 	struct record_args a;
 	struct sysroot sr;
-	int ret;
+	int ret, status = -1;
 
 	ret = parse_record_args(argc, argv, &a);
 	if (ret >= 0)
@@ -440,7 +507,7 @@ static int trace_record(struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	if (ret)
 		goto out;
-	ret = record_loop(&sess, &a, ctx->verbose);
+	ret = record_loop(&sess, &a, ctx->verbose, &status);
 	if (!ret)
 		ret = trace_session_stop(&sess);
 	if (!ret)
@@ -450,6 +517,10 @@ static int trace_record(struct cmd_ctx *ctx, int argc, char **argv)
 	if (!ret)
 		ret = summarize_and_emit(ctx, &recs, "live", sess.missing,
 					 sess.nr_missing);
+	if (!ret) {
+		fflush(stdout);
+		ret = command_failure(&a, status);
+	}
 out:
 	trace_recs_free(&recs);
 	trace_session_destroy(&sess);

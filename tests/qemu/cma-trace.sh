@@ -107,7 +107,30 @@ test_trace_record_refuses_without_command_or_with_both() {
 	t_eq "instances left" 0 "$(instances_left)"
 }
 
+# The command's failure is cmadebug's: its status (126/127 when it cannot
+# run, 128 + signal when killed, as sh reports them), one stderr line, and
+# the summary still printed.  Before, all three exited 0.
+test_trace_record_exits_with_the_command_status() {
+	cmadebug trace record -- sh -c 'exit 3' >/tmp/cmd.txt 2>/tmp/err
+	t_eq "exit code when the command exits 3" 3 $? || return 1
+	t_eq "stderr lines" 1 "$(wc -l </tmp/err)" || return 1
+	grep -q 'sh exited with status 3' /tmp/err || t_fail "stderr: $(cat /tmp/err)" || return 1
+	grep -qx 'Allocations: 0' /tmp/cmd.txt || t_fail "no summary after a failed command" || return 1
+	cmadebug trace record -- /nonexistent/command >/dev/null 2>/tmp/err
+	t_eq "exit code when the command cannot be run" 127 $? || return 1
+	t_eq "stderr lines" 1 "$(wc -l </tmp/err)" || return 1
+	grep -q 'cannot run /nonexistent/command' /tmp/err || t_fail "stderr: $(cat /tmp/err)" || return 1
+	cmadebug trace record -- sh -c 'kill -USR1 $$' >/dev/null 2>/tmp/err
+	t_eq "exit code when the command is killed by SIGUSR1" $((128 + 10)) $? || return 1
+	t_eq "stderr lines" 1 "$(wc -l </tmp/err)" || return 1
+	cmadebug trace record -- true >/dev/null 2>/tmp/err
+	t_eq "exit code when the command succeeds" 0 $? || return 1
+	t_eq "stderr lines" 0 "$(wc -l </tmp/err)" || return 1
+	t_eq "instances left" 0 "$(instances_left)"
+}
+
 CMA_TRACE_TESTS="
 	test_trace_record_shows_injected_failure_with_its_pfn
 	test_trace_record_stops_on_sigint_and_removes_its_instance
-	test_trace_record_refuses_without_command_or_with_both"
+	test_trace_record_refuses_without_command_or_with_both
+	test_trace_record_exits_with_the_command_status"

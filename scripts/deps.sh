@@ -17,6 +17,8 @@ HOST_PACKAGES=(
 	flex bison bc cpio kmod xz-utils libelf-dev libssl-dev perl git
 	libtracefs-dev libtraceevent-dev libtracecmd-dev
 	trace-cmd # tests/python/test_trace_report.py: version 7 files
+	bash-completion # tests/python/test_bash_completion.py drives ours
+	groff-base # tests/python/test_man_page.py renders the man page
 	python3 python3-pytest python3-matplotlib valgrind
 	clang libclang-rt-14-dev
 	chromium # headless, for tests/python/test_report_browser.py

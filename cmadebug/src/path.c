@@ -107,6 +107,13 @@ int sysroot_path(const struct sysroot *sr, enum fs_kind kind, const char *rel,
 	return join(buf, sr->live ? "" : sr->root, mnt, rel);
 }
 
+/*
+ * The largest kernel file read is an area's mainline bitmap: decimal u32
+ * words, about 11 bytes per 32 pages, so 92 MiB for a 1 TiB order-0 area.
+ * The bound keeps a captured tree from making the tool read without end.
+ */
+#define SYSROOT_FILE_MAX	((size_t)256 << 20)
+
 static int read_fd(int fd, char **buf, size_t *len)
 {
 	size_t cap = 4096, n = 0;
@@ -118,8 +125,13 @@ static int read_fd(int fd, char **buf, size_t *len)
 		ssize_t r;
 
 		if (cap - n < 2) {
-			char *nb = realloc(b, cap * 2);
+			char *nb;
 
+			if (cap >= SYSROOT_FILE_MAX) {
+				free(b);
+				return -EFBIG;
+			}
+			nb = realloc(b, cap * 2);
 			if (!nb) {
 				free(b);
 				return -ENOMEM;
@@ -146,14 +158,27 @@ static int read_fd(int fd, char **buf, size_t *len)
 	return 0;
 }
 
+/*
+ * Kernel files in procfs, sysfs, debugfs and tracefs are regular files.
+ * Anything else in a captured tree (a FIFO that would block, a device such
+ * as /dev/zero that never ends) is refused before it is read: -ENODEV.
+ */
 static int read_host_file(const char *path, char **buf, size_t *len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	struct stat st;
 	int ret;
 
 	if (fd < 0)
 		return -errno;
-	ret = read_fd(fd, buf, len);
+	if (fstat(fd, &st))
+		ret = -errno;
+	else if (S_ISDIR(st.st_mode))
+		ret = -EISDIR;
+	else if (!S_ISREG(st.st_mode))
+		ret = -ENODEV;
+	else
+		ret = read_fd(fd, buf, len);
 	close(fd);
 	return ret;
 }
@@ -279,6 +304,12 @@ int sysroot_read_error(const struct sysroot *sr, enum fs_kind kind,
 			path);
 	else if (err == -ENOENT && feature)
 		err_msg("%s: not found: the kernel lacks %s", path, feature);
+	else if (err == -ENODEV)
+		err_msg("%s: not a regular file (a FIFO, device or socket is no kernel file)",
+			path);
+	else if (err == -EFBIG)
+		err_msg("%s: larger than %zu MiB, no kernel file cmadebug reads is",
+			path, SYSROOT_FILE_MAX >> 20);
 	else
 		err_msg("%s: %s", path, strerror(-err));
 	return EXIT_ENV;

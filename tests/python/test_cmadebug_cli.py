@@ -7,6 +7,7 @@ same thing, in text and in JSON, with the same exit status (expected/<cmd>.rc:
 kernel of qemu-arm64-unpatched).  Bad trees give one error line and exit 2.
 """
 import json
+import os
 import shutil
 import subprocess
 
@@ -345,3 +346,36 @@ def test_snapshot_with_no_cma_area(cmadebug_bin, tmp_path):
     assert doc["bitmap"]["areas"] == [] and doc["failures"]["failures"] == []
     schema = json.loads((TOP / "cmadebug" / "schema" / "snapshot-v1.schema.json").read_text())
     assert errors(doc, schema) == []
+
+
+# A captured tree can hold what no kernel file is.  Before: a FIFO blocked
+# the tool for ever, a link to /dev/zero read until memory ran out.
+def test_fifo_in_a_captured_tree(cmadebug_bin, tmp_path):
+    root = copy_tree(tmp_path)
+    count = root / "sys/kernel/debug/cma/reserved/count"
+    count.unlink()
+    os.mkfifo(count)
+    res = run(cmadebug_bin, "--root", str(root), "areas")
+    assert_env_error(res, "count", "not a regular file")
+    (root / "proc/mounts").unlink()
+    os.mkfifo(root / "proc/mounts")
+    res = run(cmadebug_bin, "--root", str(root), "areas")
+    assert_env_error(res, "not a captured tree")
+
+
+def test_link_to_a_device_in_a_captured_tree(cmadebug_bin, tmp_path):
+    root = copy_tree(tmp_path)
+    bitmap = root / "sys/kernel/debug/cma/reserved/allocated"
+    bitmap.unlink()
+    bitmap.symlink_to("/dev/zero")
+    res = run(cmadebug_bin, "--root", str(root), "bitmap")
+    assert_env_error(res, "allocated", "not a regular file")
+
+
+def test_huge_file_in_a_captured_tree(cmadebug_bin, tmp_path):
+    root = copy_tree(tmp_path)
+    failures = root / "sys/kernel/debug/cma/reserved/failures"
+    with open(failures, "r+b") as f:
+        f.truncate(300 << 20)   # sparse: no disk used
+    res = run(cmadebug_bin, "--root", str(root), "failures")
+    assert_env_error(res, "failures", "larger than 256 MiB")

@@ -364,6 +364,40 @@ static void find_mount(const char *mounts, size_t len, const char *override,
 		out[0] = '\0';
 }
 
+static bool is_dir(const struct sysroot *sr, enum fs_kind kind,
+		   const char *rel)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	return !sysroot_path(sr, kind, rel, path) && !stat(path, &st) &&
+	       S_ISDIR(st.st_mode);
+}
+
+/*
+ * With debugfs mounted and tracefs not, the kernel still reaches tracefs at
+ * <debugfs>/tracing (it automounts there, as before Linux 4.1): use it.  A
+ * --tracefs DIR must be a tracefs (it has events/), or every event would be
+ * called absent.
+ */
+static int find_tracefs(struct sysroot *sr, const struct sysroot_opts *opts)
+{
+	if (!sr->tracefs[0] && sr->debugfs[0]) {
+		int n = snprintf(sr->tracefs, sizeof(sr->tracefs), "%s/tracing",
+				 sr->debugfs);
+
+		if (n >= (int)sizeof(sr->tracefs) ||
+		    !is_dir(sr, FS_TRACEFS, "events"))
+			sr->tracefs[0] = '\0';
+	}
+	if (opts->tracefs && !is_dir(sr, FS_TRACEFS, "events")) {
+		err_msg("--tracefs %s: not a tracefs (it has no events/ directory)",
+			opts->tracefs);
+		return EXIT_ENV;
+	}
+	return EXIT_OK;
+}
+
 int sysroot_open(struct sysroot *sr, const struct sysroot_opts *opts)
 {
 	char mounts_path[PATH_MAX];
@@ -403,5 +437,5 @@ int sysroot_open(struct sysroot *sr, const struct sysroot_opts *opts)
 		   sr->tracefs);
 	find_mount(mounts, len, NULL, "sysfs", "/sys", sr->sysfs);
 	free(mounts);
-	return EXIT_OK;
+	return find_tracefs(sr, opts);
 }

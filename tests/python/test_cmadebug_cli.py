@@ -379,3 +379,27 @@ def test_huge_file_in_a_captured_tree(cmadebug_bin, tmp_path):
         f.truncate(300 << 20)   # sparse: no disk used
     res = run(cmadebug_bin, "--root", str(root), "failures")
     assert_env_error(res, "failures", "larger than 256 MiB")
+
+
+def test_tracefs_reached_through_debugfs(cmadebug_bin, tmp_path):
+    """Only debugfs mounted: the kernel's tracefs is at <debugfs>/tracing.
+
+    Before, 'events' said tracefs was not mounted and a snapshot recorded it.
+    """
+    root = copy_tree(tmp_path)
+    mounts = root / "proc" / "mounts"
+    mounts.write_text("".join(l for l in mounts.read_text().splitlines(True) if " tracefs " not in l))
+    shutil.move(root / "sys/kernel/tracing", root / "sys/kernel/debug/tracing")
+    res = run(cmadebug_bin, "--json", "--root", str(root), "events")
+    assert res.returncode == 0 and res.stderr == "", res.stderr
+    want = json.loads(run(cmadebug_bin, "--json", "--root", str(FIXTURES / "qemu-arm64" / "root"), "events").stdout)
+    assert json.loads(res.stdout) == want
+
+
+def test_wrong_tracefs_option_is_an_error(cmadebug_bin, tmp_path):
+    """Before, every event was called absent and the exit status was 0."""
+    root = str(FIXTURES / "qemu-arm64" / "root")
+    res = run(cmadebug_bin, "--root", root, "--tracefs", "/sys/kernel/nothing", "events")
+    assert_env_error(res, "--tracefs /sys/kernel/nothing", "not a tracefs")
+    res = run(cmadebug_bin, "--root", root, "--tracefs", "/sys/kernel/tracing", "events")
+    assert res.returncode == 0, res.stderr

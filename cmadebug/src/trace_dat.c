@@ -355,8 +355,15 @@ int trace_dat_repair(unsigned char *buf, size_t len,
 	for (unsigned int cpu = 0; cpu < nr_cpus; cpu++) {
 		uint64_t off = take_u(&in, 8), size = take_u(&in, 8);
 
-		if (in.err || off > len || size > len - off)
+		if (in.err)
 			goto out;
+		if (off > len || size > len - off) {
+			/* libtracecmd would map past the end and crash */
+			damage->cpu = cpu;
+			damage->data_end = off + size;
+			ret = -ERANGE;
+			goto out;
+		}
 		if (!size)
 			continue;	/* an empty CPU: its offset means nothing */
 		if (off < data_end)

@@ -60,6 +60,7 @@ struct trace_dat_damage {
 	uint64_t page_offset;	/* in the file */
 	size_t offset;		/* in the page, where reading stops */
 	const char *why;
+	uint64_t data_end;	/* -ERANGE: where the CPU's data would end */
 };
 
 /*
@@ -69,7 +70,9 @@ struct trace_dat_damage {
  * that a reader that trusts the pages (libtracecmd's kbuffer loops for
  * ever on some) reads only what is sound.  Returns the number of pages cut
  * (the first in *DAMAGE), -ENOTSUP for a file it does not walk (another
- * version, byte order or layout: nothing changed), or -ENOMEM.  The top
+ * version, byte order or layout: nothing changed), -ERANGE for a file cut
+ * short (DAMAGE->cpu's data would end at DAMAGE->data_end, past LEN), or
+ * -ENOMEM.  The top
  * level buffer only: instances' pages are not walked.
  */
 int trace_dat_repair(unsigned char *buf, size_t len,

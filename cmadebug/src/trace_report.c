@@ -9,8 +9,11 @@
 
 #ifdef HAVE_LIBTRACECMD
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <trace-cmd.h>
@@ -20,6 +23,8 @@
 struct report_ctx {
 	struct trace_conv conv;
 	struct trace_recs *r;
+	FILE *stream;		/* the child's frames to the parent */
+	unsigned long calls;
 	unsigned int malformed;
 	int err;
 	/*
@@ -57,6 +62,30 @@ static bool record_advances(struct report_ctx *ctx, int cpu,
 	return true;
 }
 
+/*
+ * libtracecmd is run in a child process (see trace_report_load()), which
+ * sends what it reads as frames: a type byte, then the payload.
+ */
+enum frame_type {
+	FRAME_RECORD = 'R',	/* a struct trace_rec */
+	FRAME_ALIVE = 'A',	/* reading goes on: no payload */
+	FRAME_END = 'E',	/* a struct frame_end: the last frame */
+};
+
+struct frame_end {
+	int ret;		/* EXIT_OK or EXIT_ENV, the line already printed */
+	uint64_t lost;
+	bool lost_unknown;
+};
+
+static void frame_put(FILE *f, enum frame_type type, const void *p,
+		      size_t len)
+{
+	putc(type, f);
+	if (len)
+		fwrite(p, 1, len, f);
+}
+
 static int on_record(struct tracecmd_input *h, struct tep_record *rec,
 		     int cpu, void *data)
 {
@@ -83,6 +112,15 @@ static int on_record(struct tracecmd_input *h, struct tep_record *rec,
 		ctx->r->nr--;
 	if (n < 0)
 		ctx->malformed++;
+	if (n > 0 && ctx->stream) {
+		frame_put(ctx->stream, FRAME_RECORD, out, sizeof(*out));
+		ctx->r->nr--;	/* the parent keeps it */
+	}
+	/* Records not ours still show the parent that reading goes on. */
+	if (ctx->stream && !(++ctx->calls % 1024)) {
+		frame_put(ctx->stream, FRAME_ALIVE, NULL, 0);
+		fflush(ctx->stream);
+	}
 	return 0;
 }
 
@@ -106,7 +144,7 @@ static int read_buffer(struct tracecmd_input *h, struct report_ctx *ctx)
  * a memfd, and one line says where the file was damaged.  Other versions
  * are opened as they are (the record guard in on_record() still holds).
  */
-static struct tracecmd_input *open_checked(const char *file)
+static struct tracecmd_input *open_checked(const char *file, bool *reported)
 {
 	struct tracecmd_input *h = NULL;
 	struct trace_dat_damage damage;
@@ -114,6 +152,7 @@ static struct tracecmd_input *open_checked(const char *file)
 	struct stat st;
 	int fd, memfd = -1, cut = -ENOTSUP;
 
+	*reported = false;
 	fd = open(file, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
@@ -122,7 +161,12 @@ static struct tracecmd_input *open_checked(const char *file)
 			   MAP_PRIVATE, fd, 0);
 	if (map != MAP_FAILED)
 		cut = trace_dat_repair(map, (size_t)st.st_size, &damage);
-	if (cut > 0) {
+	if (cut == -ERANGE) {
+		err_msg("trace report: %s: cut short: cpu%u's data would end at byte %llu, the file has %llu",
+			file, damage.cpu, (unsigned long long)damage.data_end,
+			(unsigned long long)st.st_size);
+		*reported = true;
+	} else if (cut > 0) {
 		err_msg("trace report: %s: cpu%u's ring-buffer page at file offset %llu: %s (at byte %zu); %d damaged pages read only up to the damage",
 			file, damage.cpu, (unsigned long long)damage.page_offset,
 			damage.why, damage.offset, cut);
@@ -145,17 +189,21 @@ out:
 	return h;
 }
 
-int trace_report_load(const char *file, struct trace_recs *r)
+/* The whole read, in the child: STREAM gets the records as they come. */
+static int load_in_process(const char *file, struct trace_recs *r,
+			   FILE *stream)
 {
-	struct report_ctx ctx = { .r = r };
+	struct report_ctx ctx = { .r = r, .stream = stream };
 	struct tracecmd_input *h;
-	bool found = false;
+	bool found = false, reported;
 	int ret, n;
 
 	memset(r, 0, sizeof(*r));
 	tracecmd_set_loglevel(TEP_LOG_NONE);
-	h = open_checked(file);
+	h = open_checked(file, &reported);
 	if (!h) {
+		if (reported)
+			return EXIT_ENV;
 		err_msg("trace report: %s: %s", file,
 			errno && errno != EINVAL ? strerror(errno) :
 			"not a trace.dat file libtracecmd can read");
@@ -193,7 +241,138 @@ int trace_report_load(const char *file, struct trace_recs *r)
 			err_msg("trace report: %s: %u malformed records skipped",
 				file, ctx.malformed);
 	}
-	if (ret) {
+	return ret ? EXIT_ENV : EXIT_OK;
+}
+
+/* The child's side: read FILE, send frames to FD, exit. */
+static void __attribute__((noreturn)) report_child(const char *file, int fd)
+{
+	struct trace_recs r = { 0 };
+	struct frame_end end = { 0 };
+	FILE *stream = fdopen(fd, "w");
+
+	if (!stream)
+		_exit(EXIT_ENV);
+	end.ret = load_in_process(file, &r, stream);
+	end.lost = r.lost;
+	end.lost_unknown = r.lost_unknown;
+	frame_put(stream, FRAME_END, &end, sizeof(end));
+	trace_recs_free(&r);
+	_exit(fclose(stream) ? EXIT_ENV : EXIT_OK);
+}
+
+/* Reads exactly LEN bytes unless the stream ends: the bytes read. */
+static size_t read_full(int fd, void *buf, size_t len)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = read(fd, (char *)buf + got, len - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	return got;
+}
+
+/*
+ * Seconds the child may read without a frame: libtracecmd sends one every
+ * 1024 records, so only a loop inside the library is this quiet.
+ */
+static int stall_seconds(void)
+{
+	const char *v = getenv("CMADEBUG_STALL_SECONDS");
+	uint64_t s;
+
+	if (v && !parse_u64(v, strlen(v), &s) && s >= 1 && s <= 3600)
+		return (int)s;
+	return 30;
+}
+
+/*
+ * libtracecmd trusts the file: a cut-short or damaged one can crash it or
+ * make it loop inside kbuffer.  So it runs in a child; the parent keeps the
+ * records that arrived, and a crash or a stall is one line, not the end of
+ * cmadebug.
+ */
+int trace_report_load(const char *file, struct trace_recs *r)
+{
+	struct frame_end end = { .ret = -1 };
+	int fds[2], status = 0, timeout_ms = stall_seconds() * 1000;
+	bool stalled = false;
+	pid_t child;
+
+	memset(r, 0, sizeof(*r));
+	if (pipe2(fds, O_CLOEXEC)) {
+		err_msg("trace report: pipe: %s", strerror(errno));
+		return EXIT_ENV;
+	}
+	fflush(NULL);
+	child = fork();
+	if (child < 0) {
+		err_msg("trace report: fork: %s", strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
+		return EXIT_ENV;
+	}
+	if (!child) {
+		close(fds[0]);
+		report_child(file, fds[1]);
+	}
+	close(fds[1]);
+	for (;;) {
+		struct pollfd pfd = { .fd = fds[0], .events = POLLIN };
+		struct trace_rec *rec;
+		unsigned char type;
+		int n = poll(&pfd, 1, timeout_ms);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n == 0) {
+			stalled = true;
+			kill(child, SIGKILL);
+			break;
+		}
+		if (n < 0 || read_full(fds[0], &type, 1) != 1)
+			break;
+		if (type == FRAME_END) {
+			if (read_full(fds[0], &end, sizeof(end)) != sizeof(end))
+				end.ret = -1;
+			break;
+		}
+		if (type != FRAME_RECORD)
+			continue;
+		rec = trace_recs_add(r);
+		if (!rec) {
+			err_msg("out of memory");
+			kill(child, SIGKILL);
+			end.ret = EXIT_ENV;
+			break;
+		}
+		if (read_full(fds[0], rec, sizeof(*rec)) != sizeof(*rec)) {
+			r->nr--;
+			break;
+		}
+	}
+	close(fds[0]);
+	while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+		;
+	if (stalled) {
+		err_msg("trace report: %s: libtracecmd made no progress for %d s (it loops on a damaged page); %u records read before it",
+			file, timeout_ms / 1000, r->nr);
+		end.ret = r->nr ? EXIT_OK : EXIT_ENV;
+	} else if (end.ret < 0) {
+		err_msg("trace report: %s: libtracecmd crashed (%s: a damaged or cut-short file); %u records read before it",
+			file, WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) :
+			"stopped without finishing", r->nr);
+		end.ret = r->nr ? EXIT_OK : EXIT_ENV;
+	}
+	r->lost = end.lost;
+	r->lost_unknown = end.lost_unknown;
+	if (end.ret) {
 		trace_recs_free(r);
 		return EXIT_ENV;
 	}

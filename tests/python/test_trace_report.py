@@ -7,6 +7,7 @@ On the host, libtracecmd reads the file back (the guests' static cmadebug has
 no libtracecmd): the summary must be the guest's, and show the failure.
 """
 import json
+import os
 import struct
 import subprocess
 
@@ -177,3 +178,66 @@ def test_report_stops_in_a_version_7_file_at_a_record_that_does_not_advance(cmad
     lines = p.stderr.splitlines()
     assert len(lines) == 1 and "does not follow the one before" in lines[0], p.stderr
     assert json.loads(p.stdout)["records"] >= 1
+
+
+def _v7(fixture, tmp_path):
+    v7 = tmp_path / "v7.dat"
+    subprocess.run(["trace-cmd", "convert", "-i", str(FIXTURES / fixture / "trace" / "trace.dat"),
+                    "--file-version", "7", "--compression", "none", "-o", str(v7)],
+                   check=True, capture_output=True, timeout=60)
+    return v7
+
+
+@pytest.mark.parametrize("fixture", TRACED)
+def test_report_names_a_cut_short_file(cmadebug_bin, fixture, tmp_path):
+    """libtracecmd maps the CPU data the header promises: it crashed."""
+    whole = (FIXTURES / fixture / "trace" / "trace.dat").read_bytes()
+    cut = tmp_path / "cut.dat"
+    for size in (len(whole) - 1, len(whole) - 4096 + 100):
+        cut.write_bytes(whole[:size])
+        p = run(cmadebug_bin, "trace", "report", str(cut))
+        assert p.returncode == 2 and p.stdout == "", p.stderr
+        lines = p.stderr.splitlines()
+        assert len(lines) == 1 and "cut short" in lines[0] and f"the file has {size}" in lines[0], p.stderr
+
+
+@pytest.mark.parametrize("fixture", TRACED)
+def test_report_survives_libtracecmd_crashing(cmadebug_bin, fixture, tmp_path):
+    """A version 7 file is not walked first: with its CPU data said to run
+    past the file's end, libtracecmd crashes (before: so did cmadebug); it
+    now crashes in the child, and the parent says so in one line."""
+    v7 = _v7(fixture, tmp_path)
+    buf = bytearray(v7.read_bytes())
+    page = next(_data_pages(buf, 4 if fixture == "qemu-arm" else 8))[0]
+    # The BUFFER option (after the data in version 7) holds cpu0's (offset, size).
+    table = buf.find(struct.pack("<Q", page), page + 1)
+    assert table > page, "cpu0's (offset, size) not found in the version 7 options"
+    struct.pack_into("<Q", buf, table + 8, 1 << 20)
+    v7.write_bytes(bytes(buf))
+    p = run(cmadebug_bin, "trace", "report", str(v7))
+    assert p.returncode == 2 and p.stdout == "", p.stderr
+    lines = p.stderr.splitlines()
+    assert len(lines) == 1 and "libtracecmd crashed" in lines[0], p.stderr
+
+
+@pytest.mark.parametrize("fixture", TRACED)
+def test_report_gives_up_on_a_library_loop(cmadebug_bin, fixture, tmp_path):
+    """A padding record pointing at itself in a version 7 file loops inside
+    libtraceevent's kbuffer, before any callback: the child is stopped after
+    CMADEBUG_STALL_SECONDS without progress (before: no end)."""
+    v7 = _v7(fixture, tmp_path)
+    buf = bytearray(v7.read_bytes())
+    kernel_long = 4 if fixture == "qemu-arm" else 8
+    for page, long_size, commit in _data_pages(buf, kernel_long):
+        at = _second_data_record(buf, page, long_size, commit)
+        if at is not None:
+            break
+    else:
+        pytest.fail(f"{fixture}: no page with two data records in the version 7 file")
+    struct.pack_into("<II", buf, at, *DAMAGE["self-padding"])
+    v7.write_bytes(bytes(buf))
+    p = subprocess.run([str(cmadebug_bin), "trace", "report", str(v7)], capture_output=True, text=True,
+                       timeout=30, env={**os.environ, "CMADEBUG_STALL_SECONDS": "2"})
+    assert p.returncode in (0, 2), p.stderr
+    lines = p.stderr.splitlines()
+    assert len(lines) == 1 and "made no progress for 2 s" in lines[0], p.stderr

@@ -108,7 +108,11 @@ struct lm_attr_changes {
 int attr_changes_parse(const char *buf, size_t len,
 		       struct lm_attr_changes *changes);
 
-#define ALIAS_CALLER_MAX	128
+/*
+ * %pS of the caller: a symbol of up to KSYM_NAME_LEN (512) bytes,
+ * "+0xOFF/0xLEN" and " [module]" (MODULE_NAME_LEN 56).
+ */
+#define ALIAS_CALLER_MAX	640
 
 struct alias_conflict {
 	uint64_t pfn;

@@ -101,6 +101,26 @@ bool key_is(const char *key, size_t klen, const char *want)
 	return strlen(want) == klen && !memcmp(key, want, klen);
 }
 
+/*
+ * %pS prints a symbol in a module as "fn+0x44/0x100 [mod]": a value that
+ * ends at P may go on with " [NAME]" (no '=' or space inside), which ends
+ * where this returns.
+ */
+static const char *module_suffix_end(const char *p, const char *end)
+{
+	const char *q = p + 1, *close;
+
+	if (end - p < 3 || *p != ' ' || *q != '[')
+		return p;
+	for (close = q + 1; close < end && *close != ']'; close++)
+		if (*close == ' ' || *close == '=' || *close == '[')
+			return p;
+	if (close == end || close == q + 1 ||
+	    (close + 1 < end && close[1] != ' '))
+		return p;
+	return close + 1;
+}
+
 int for_each_kv(const char *line, size_t len,
 		int (*fn)(void *ctx, const char *key, size_t klen,
 			  const char *val, size_t vlen),
@@ -122,6 +142,7 @@ int for_each_kv(const char *line, size_t len,
 		eq = memchr(p, '=', (size_t)(tok_end - p));
 		if (!eq || eq == p)
 			return -EINVAL;
+		tok_end = module_suffix_end(tok_end, end);
 		ret = fn(ctx, p, (size_t)(eq - p), eq + 1,
 			 (size_t)(tok_end - eq - 1));
 		if (ret)

@@ -37,7 +37,8 @@ bool key_is(const char *key, size_t klen, const char *want);
 /*
  * Calls FN for each blank-separated key=value token of LINE (LEN bytes);
  * stops at the first non-zero return.  -EINVAL for a token without a key
- * or an '='.
+ * or an '='.  A " [name]" after a value belongs to it (%pS of a symbol in
+ * a module).
  */
 int for_each_kv(const char *line, size_t len,
 		int (*fn)(void *ctx, const char *key, size_t klen,

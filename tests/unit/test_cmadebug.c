@@ -1091,6 +1091,30 @@ static void test_linear_map_parsers(struct results *r)
 	CHECK(r, alias_parse(alias_sum, sizeof(alias_sum) - 1, &rep) == -EINVAL && !rep.c,
 	      "pages that do not add up");
 	CHECK(r, alias_parse(alias, 200, &rep) == -EINVAL, "alias cut before its count line");
+	{
+		/* %pS of a caller in a module, and a 300-byte symbol: both
+		 * made alias_parse() fail ("malformed or cut short"). */
+		char sym[301], buf[1024];
+		int n;
+
+		memset(sym, 'f', 300);
+		sym[300] = '\0';
+		n = snprintf(buf, sizeof(buf),
+			     "pfn=0x10 pages=1 linear=0xc0010000 linear_type=A alias=0xf0000000 "
+			     "alias_type=B region=vmalloc caller=mydrv_probe+0x44/0x100 [mydrv] cma=none\n"
+			     "pfn=0x20 pages=1 linear=0xc0020000 linear_type=A alias=0xf0001000 "
+			     "alias_type=B region=vmalloc caller=%s+0x4/0x8 [m] cma=reserved\n"
+			     "checked=linear not_checked=user\ncount=2 pages=2 unlisted_pages=0\n", sym);
+		CHECK(r, alias_parse(buf, (size_t)n, &rep) == 0 && rep.nr == 2 &&
+			 !strcmp(rep.c[0].caller, "mydrv_probe+0x44/0x100 [mydrv]") &&
+			 !strcmp(rep.c[0].cma, "") && strlen(rep.c[1].caller) == 300 + 12 &&
+			 !strcmp(rep.c[1].cma, "reserved"),
+		      "alias: module callers and long symbols, got '%s'",
+		      rep.nr ? rep.c[0].caller : "(nothing)");
+		alias_free(&rep);
+		CHECK(r, alias_parse("pfn=0x10 x [m]\n", 15, &rep) == -EINVAL,
+		      "a [name] after a token that is not key=value is still refused");
+	}
 	CHECK(r, ptdump_layout_parse(ptdump_arm64, sizeof(ptdump_arm64) - 1, &l) == 0 &&
 		 !strcmp(l.source, "ptdump") && l.nr == 5 && l.level[2].bytes == 2 << 20 &&
 		 l.level[3].bytes == 64 << 10 && l.level[4].bytes == 8 << 10 &&

@@ -113,6 +113,18 @@ def _second_data_record(buf, page, long_size, commit):
     return None
 
 
+def _damage(buf, fixture, kind, what="trace.dat"):
+    """Writes DAMAGE[kind] over the second data record of the first page
+    that has two; returns (page offset, record offset)."""
+    kernel_long = 4 if fixture == "qemu-arm" else 8
+    for page, long_size, commit in _data_pages(buf, kernel_long):
+        at = _second_data_record(buf, page, long_size, commit)
+        if at is not None:
+            struct.pack_into("<II", buf, at, *DAMAGE[kind])
+            return page, at
+    pytest.fail(f"{fixture}: no page with two data records in the {what}")
+
+
 DAMAGE = {
     # type_len 0, array[0] -4: length -8, so kbuffer hands back the same
     # record for ever (libtracecmd's iteration never ended)
@@ -132,13 +144,7 @@ def test_report_reads_a_damaged_page_up_to_the_damage(cmadebug_bin, fixture, dam
     one line on stderr says which CPU, page and byte, and the run ends.
     """
     buf = bytearray((FIXTURES / fixture / "trace" / "trace.dat").read_bytes())
-    for page, long_size, commit in _data_pages(buf):
-        at = _second_data_record(buf, page, long_size, commit)
-        if at is not None:
-            break
-    else:
-        pytest.fail(f"{fixture}: no page with two data records")
-    struct.pack_into("<II", buf, at, *DAMAGE[damage])
+    page, at = _damage(buf, fixture, damage)
     damaged = tmp_path / "damaged.dat"
     damaged.write_bytes(bytes(buf))
     p = run(cmadebug_bin, "--json", "trace", "report", str(damaged))
@@ -158,20 +164,10 @@ def test_report_stops_in_a_version_7_file_at_a_record_that_does_not_advance(cmad
     the guard (and while libtracecmd's callback stopped only on < 0) this
     never returned.
     """
-    v7 = tmp_path / "v7.dat"
-    subprocess.run(["trace-cmd", "convert", "-i", str(FIXTURES / fixture / "trace" / "trace.dat"),
-                    "--file-version", "7", "--compression", "none", "-o", str(v7)],
-                   check=True, capture_output=True, timeout=60)
+    v7 = _v7(fixture, tmp_path)
     buf = bytearray(v7.read_bytes())
     assert buf[10:12] == b"7\0"
-    kernel_long = 4 if fixture == "qemu-arm" else 8
-    for page, long_size, commit in _data_pages(buf, kernel_long):
-        at = _second_data_record(buf, page, long_size, commit)
-        if at is not None:
-            break
-    else:
-        pytest.fail(f"{fixture}: no page with two data records in the version 7 file")
-    struct.pack_into("<II", buf, at, *DAMAGE["same-record"])
+    _damage(buf, fixture, "same-record", "version 7 file")
     v7.write_bytes(bytes(buf))
     p = run(cmadebug_bin, "--json", "trace", "report", str(v7))
     assert p.returncode == 0, p.stderr
@@ -227,14 +223,7 @@ def test_report_gives_up_on_a_library_loop(cmadebug_bin, fixture, tmp_path):
     CMADEBUG_STALL_SECONDS without progress (before: no end)."""
     v7 = _v7(fixture, tmp_path)
     buf = bytearray(v7.read_bytes())
-    kernel_long = 4 if fixture == "qemu-arm" else 8
-    for page, long_size, commit in _data_pages(buf, kernel_long):
-        at = _second_data_record(buf, page, long_size, commit)
-        if at is not None:
-            break
-    else:
-        pytest.fail(f"{fixture}: no page with two data records in the version 7 file")
-    struct.pack_into("<II", buf, at, *DAMAGE["self-padding"])
+    _damage(buf, fixture, "self-padding", "version 7 file")
     v7.write_bytes(bytes(buf))
     p = subprocess.run([str(cmadebug_bin), "trace", "report", str(v7)], capture_output=True, text=True,
                        timeout=30, env={**os.environ, "CMADEBUG_STALL_SECONDS": "2"})

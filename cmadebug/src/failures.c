@@ -50,10 +50,29 @@ static int record_field(struct cma_failure_rec *r, const char *key,
 	return 0;	/* a field a newer kernel added */
 }
 
+/*
+ * The keys every record of 0004 has and cmadebug shows: a line without
+ * them is not a failure record (it was shown as an err=0 failure).
+ */
+struct record_line {
+	struct cma_failure_rec *rec;
+	unsigned int seen;	/* REC_* bits */
+};
+
+enum { REC_TIME = 1, REC_ERR = 2, REC_STAGE = 4, REC_REQUIRED = 7 };
+
 static int record_kv(void *ctx, const char *key, size_t klen, const char *val,
 		     size_t vlen)
 {
-	return record_field(ctx, key, klen, val, vlen);
+	struct record_line *l = ctx;
+
+	if (key_is(key, klen, "time_ns"))
+		l->seen |= REC_TIME;
+	else if (key_is(key, klen, "err"))
+		l->seen |= REC_ERR;
+	else if (key_is(key, klen, "stage"))
+		l->seen |= REC_STAGE;
+	return record_field(l->rec, key, klen, val, vlen);
 }
 
 int failures_parse(const char *buf, size_t len, struct cma_failure_log *log)
@@ -67,6 +86,7 @@ int failures_parse(const char *buf, size_t len, struct cma_failure_log *log)
 	memset(log, 0, sizeof(*log));
 	while (p < end) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		struct record_line line;
 		size_t n;
 
 		if (!eol)
@@ -86,8 +106,12 @@ int failures_parse(const char *buf, size_t len, struct cma_failure_log *log)
 					 sizeof(*log->rec));
 			if (ret)
 				goto fail;
-			memset(&log->rec[log->nr], 0, sizeof(log->rec[0]));
-			ret = for_each_kv(p, n, record_kv, &log->rec[log->nr]);
+			line.rec = &log->rec[log->nr];
+			line.seen = 0;
+			memset(line.rec, 0, sizeof(*line.rec));
+			ret = for_each_kv(p, n, record_kv, &line);
+			if (!ret && line.seen != REC_REQUIRED)
+				ret = -EINVAL;
 			if (ret)
 				goto fail;
 			log->nr++;

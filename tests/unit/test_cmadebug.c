@@ -314,14 +314,18 @@ static void test_failures_parser(struct results *r)
 		"count=2 dropped=4\n";
 	static const char *const bad[] = {
 		"",						/* no count line */
-		"time_ns=5 stage=test\n",			/* cut short */
-		"time_ns=5 stage=test\ncount=2 dropped=0\n",	/* count disagrees */
-		"time_ns=x stage=test\ncount=1 dropped=0\n",	/* not a number */
-		"time_ns=5 pfn=12\ncount=1 dropped=0\n",	/* pfn not hex */
-		"time_ns=5 =3\ncount=1 dropped=0\n",		/* empty key */
+		"time_ns=5 err=-16 stage=test\n",		/* cut short */
+		"time_ns=5 err=-16 stage=test\ncount=2 dropped=0\n",	/* count disagrees */
+		"time_ns=x err=-16 stage=test\ncount=1 dropped=0\n",	/* not a number */
+		"time_ns=5 err=-16 stage=test pfn=12\ncount=1 dropped=0\n",	/* pfn not hex */
+		"time_ns=5 err=-16 stage=test =3\ncount=1 dropped=0\n",	/* empty key */
 		"count=0 dropped=0\ntime_ns=5\n",		/* after the count */
 		"count=0\n",					/* no dropped */
-		"time_ns=5 stage=averyveryveryverylongstagename\ncount=1 dropped=0\n",
+		"time_ns=5 err=-16 stage=averyveryveryverylongstagename\ncount=1 dropped=0\n",
+		/* records without the keys every record has: were err=0 failures */
+		"future=1\ncount=1 dropped=0\n",
+		"time_ns=5 stage=test\ncount=1 dropped=0\n",	/* no err */
+		"time_ns=5 err=-16\ncount=1 dropped=0\n",	/* no stage */
 	};
 	struct cma_failure_log log;
 	const struct cma_failure_rec *m;
@@ -1011,7 +1015,7 @@ static void test_garbage_and_huge(struct results *r)
 
 		for (int i = 0; i < 20000; i++)
 			used += (size_t)snprintf(buf + used, huge - used,
-						 "time_ns=%d stage=migrate pfn=0x%x\n", i, i);
+						 "time_ns=%d err=-16 stage=migrate pfn=0x%x\n", i, i);
 		used += (size_t)snprintf(buf + used, huge - used, "count=20000 dropped=1\n");
 		CHECK(r, failures_parse(buf, used, &log) == 0 && log.nr == 20000,
 		      "20000 failure records");

@@ -5,10 +5,13 @@
  * for reports/.  Parts the kernel lacks are null and named in "missing".
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cma.h"
@@ -90,7 +93,8 @@ static bool part_available(const struct sysroot *sr,
 }
 
 static int write_snapshot(struct cmd_ctx *ctx, const struct sysroot *sr,
-			  const struct cma_areas *areas, FILE *out)
+			  const struct cma_areas *areas, FILE *out,
+			  const char *name)
 {
 	struct cmd_ctx sub = *ctx;
 	struct emit e;
@@ -128,67 +132,213 @@ static int write_snapshot(struct cmd_ctx *ctx, const struct sysroot *sr,
 		emit_string(&e, NULL, NULL, missing[i]);
 	emit_list_end(&e);
 	emit_object_end(&e);
-	if (!ret && emit_finish(&e))
+	if (!ret && emit_finish(&e)) {
+		err_msg("snapshot: writing %s: %s", name, strerror(errno));
 		ret = EXIT_ENV;
+	}
+	return ret;
+}
+
+/*
+ * Where a snapshot goes.  A regular file (or a new one) is replaced
+ * atomically: the document is written to an unnamed file in the target's
+ * directory (O_TMPFILE: a crash or a signal leaves nothing behind), made
+ * 0666 less the umask, synced, and only then linked beside the target under
+ * a temporary name and renamed over it.  Anything else (-o - for stdout, a
+ * symlink such as /dev/stdout, a FIFO, a device) is written to in place and
+ * never replaced.
+ */
+struct snapshot_out {
+	const char *target;
+	char dir[PATH_MAX];
+	FILE *f;
+	bool atomic;
+	char named[PATH_MAX];	/* the fallback's temporary file, or "" */
+};
+
+/*
+ * Where O_TMPFILE is not supported (ramfs, vfat, NFS, FUSE), a named
+ * temporary file; a signal handler cannot be handed an argument, so its
+ * name is kept here for SIGINT/SIGTERM/SIGHUP to remove it.
+ */
+static char signal_unlink[PATH_MAX];
+
+static void unlink_and_reraise(int sig)
+{
+	if (signal_unlink[0])
+		unlink(signal_unlink);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static int open_named_temp(struct snapshot_out *o)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	mode_t mask = umask(0);
+	int fd;
+
+	umask(mask);
+	if (snprintf(o->named, sizeof(o->named), "%s/.cmadebug-snapshot.XXXXXX",
+		     o->dir) >= (int)sizeof(o->named)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	strcpy(signal_unlink, o->named);
+	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)
+		signal(sigs[i], unlink_and_reraise);
+	fd = mkstemp(o->named);
+	if (fd >= 0 && fchmod(fd, 0666 & ~mask)) {
+		int err = errno;
+
+		close(fd);
+		unlink(o->named);
+		errno = err;
+		fd = -1;
+	}
+	if (fd < 0)
+		o->named[0] = signal_unlink[0] = '\0';
+	return fd;
+}
+
+static int out_open(struct snapshot_out *o, const char *target)
+{
+	struct stat st;
+	char *d;
+	int fd;
+
+	memset(o, 0, sizeof(*o));
+	o->target = target;
+	if (!strcmp(target, "-")) {
+		o->f = stdout;
+		return EXIT_OK;
+	}
+	if (!lstat(target, &st) && !S_ISREG(st.st_mode)) {
+		if (S_ISDIR(st.st_mode)) {
+			err_msg("snapshot: %s is a directory", target);
+			return EXIT_USAGE;
+		}
+		o->f = fopen(target, "w");
+		if (!o->f) {
+			err_msg("snapshot: %s: %s", target, strerror(errno));
+			return EXIT_ENV;
+		}
+		return EXIT_OK;
+	}
+	if (snprintf(o->dir, sizeof(o->dir), "%s", target) >= (int)sizeof(o->dir)) {
+		err_msg("snapshot: %s: path too long", target);
+		return EXIT_USAGE;
+	}
+	d = dirname(o->dir);	/* may point into o->dir, or at "." */
+	memmove(o->dir, d, strlen(d) + 1);
+	/* O_TMPFILE applies the umask to 0666 itself. */
+	fd = open(o->dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL))
+		fd = open_named_temp(o);
+	if (fd < 0) {
+		err_msg("snapshot: cannot create a file in %s (the directory of %s): %s",
+			o->dir, target, strerror(errno));
+		return EXIT_ENV;
+	}
+	o->f = fdopen(fd, "w");
+	if (!o->f) {
+		close(fd);
+		err_msg("out of memory");
+		return EXIT_ENV;
+	}
+	o->atomic = true;
+	return EXIT_OK;
+}
+
+/* Links the unnamed file as TARGET: via a temporary name, then rename. */
+static int out_link(struct snapshot_out *o)
+{
+	char proc[64], tmp[PATH_MAX];
+	unsigned int tries;
+
+	if (o->named[0]) {	/* the fallback: already named */
+		int ret = rename(o->named, o->target);
+
+		if (!ret)
+			o->named[0] = signal_unlink[0] = '\0';
+		return ret;
+	}
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fileno(o->f));
+	for (tries = 0; tries < 100; tries++) {
+		if (snprintf(tmp, sizeof(tmp), "%s/.cmadebug-snapshot.%ld.%u",
+			     o->dir, (long)getpid(), tries) >= (int)sizeof(tmp)) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		/* AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH; /proc, a mount. */
+		if (!linkat(fileno(o->f), "", AT_FDCWD, tmp, AT_EMPTY_PATH))
+			break;
+		if (errno == EEXIST)
+			continue;
+		if (!linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW))
+			break;
+		if (errno != EEXIST)
+			return -1;
+	}
+	if (tries == 100 || rename(tmp, o->target)) {
+		int err = errno;
+
+		if (tries < 100)
+			unlink(tmp);
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
+/* Finishes OUT: every error is one line naming the file.  0 or EXIT_ENV. */
+static int out_close(struct snapshot_out *o, int ret)
+{
+	const char *name = o->f == stdout ? "standard output" : o->target;
+
+	if (!ret && (fflush(o->f) || (o->atomic && fsync(fileno(o->f))))) {
+		err_msg("snapshot: writing %s: %s", name, strerror(errno));
+		ret = EXIT_ENV;
+	}
+	if (!ret && o->atomic && out_link(o)) {
+		err_msg("snapshot: %s: %s", o->target, strerror(errno));
+		ret = EXIT_ENV;
+	}
+	if (o->f != stdout && fclose(o->f) && !ret) {
+		err_msg("snapshot: writing %s: %s", name, strerror(errno));
+		ret = EXIT_ENV;
+	}
+	o->f = NULL;
+	if (o->named[0]) {	/* the fallback's file, not renamed: a failure */
+		unlink(o->named);
+		o->named[0] = signal_unlink[0] = '\0';
+	}
 	return ret;
 }
 
 int cmd_snapshot(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	char tmp[PATH_MAX], dir[PATH_MAX];
+	struct snapshot_out o;
 	struct cma_areas areas;
 	struct cmd_args args;
 	struct sysroot sr;
-	FILE *out = NULL;
-	int fd = -1, ret;
+	int ret;
 
 	ret = cmd_start(ctx, "snapshot", argc, argv, &args, &sr);
 	if (ret >= 0)
 		return ret;
 	if (!args.output) {
-		err_msg("snapshot: -o FILE is required (see 'cmadebug snapshot --help')");
+		err_msg("snapshot: -o FILE is required, or -o - for standard output (see 'cmadebug snapshot --help')");
 		return EXIT_USAGE;
 	}
 	ret = cma_areas_load(&sr, &areas);
 	if (ret)
 		return ret;
-
-	/* A temporary file beside the target, so the rename is atomic. */
-	snprintf(dir, sizeof(dir), "%s", args.output);
-	if (snprintf(tmp, sizeof(tmp), "%s/.cmadebug-snapshot.XXXXXX",
-		     dirname(dir)) >= (int)sizeof(tmp)) {
-		err_msg("snapshot: %s: path too long", args.output);
-		ret = EXIT_USAGE;
-		goto out;
-	}
-	fd = mkstemp(tmp);
-	if (fd < 0 || !(out = fdopen(fd, "w"))) {
-		err_msg("snapshot: cannot create a file beside %s: %s",
-			args.output, strerror(errno));
-		ret = EXIT_ENV;
-		goto out;
-	}
-	fd = -1;	/* owned by OUT now */
-	ret = write_snapshot(ctx, &sr, &areas, out);
-	if (!ret && (fflush(out) || fsync(fileno(out)))) {
-		err_msg("snapshot: writing %s: %s", tmp, strerror(errno));
-		ret = EXIT_ENV;
-	}
-	if (fclose(out) && !ret) {
-		err_msg("snapshot: writing %s: %s", tmp, strerror(errno));
-		ret = EXIT_ENV;
-	}
-	out = NULL;
-	if (!ret && rename(tmp, args.output)) {
-		err_msg("snapshot: %s: %s", args.output, strerror(errno));
-		ret = EXIT_ENV;
-	}
-	if (ret)
-		unlink(tmp);
-out:
-	if (fd >= 0) {
-		close(fd);
-		unlink(tmp);
+	ret = out_open(&o, args.output);
+	if (!ret) {
+		ret = write_snapshot(ctx, &sr, &areas, o.f,
+				     o.f == stdout ? "standard output" :
+						     args.output);
+		ret = out_close(&o, ret);
 	}
 	cma_areas_free(&areas);
 	return ret;

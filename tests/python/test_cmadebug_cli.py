@@ -403,3 +403,91 @@ def test_wrong_tracefs_option_is_an_error(cmadebug_bin, tmp_path):
     assert_env_error(res, "--tracefs /sys/kernel/nothing", "not a tracefs")
     res = run(cmadebug_bin, "--root", root, "--tracefs", "/sys/kernel/tracing", "events")
     assert res.returncode == 0, res.stderr
+
+
+# Where a snapshot goes.  Before: -o PATH replaced whatever PATH was (a
+# symlink such as /dev/stdout became a 0600 regular file), a full disk gave
+# exit 2 with no message, and files were 0600 whatever the umask.
+SNAP_ROOT = str(FIXTURES / "qemu-arm64" / "root")
+
+
+def test_snapshot_to_standard_output(cmadebug_bin, tmp_path):
+    res = run(cmadebug_bin, "--root", SNAP_ROOT, "snapshot", "-o", "-")
+    assert res.returncode == 0 and res.stderr == "", res.stderr
+    out = tmp_path / "snap.json"
+    run(cmadebug_bin, "--root", SNAP_ROOT, "snapshot", "-o", str(out))
+    assert json.loads(res.stdout) == json.loads(out.read_text())
+
+
+def test_snapshot_writes_through_a_symlink_and_keeps_it(cmadebug_bin, tmp_path):
+    real, link = tmp_path / "real.json", tmp_path / "link.json"
+    real.write_text("old\n")
+    link.symlink_to(real)
+    res = run(cmadebug_bin, "--root", SNAP_ROOT, "snapshot", "-o", str(link))
+    assert res.returncode == 0, res.stderr
+    assert link.is_symlink() and json.loads(real.read_text())["schema"] == "cmadebug-snapshot"
+
+
+def test_snapshot_into_a_fifo(cmadebug_bin, tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE)
+    res = run(cmadebug_bin, "--root", SNAP_ROOT, "snapshot", "-o", str(fifo))
+    data = reader.communicate(timeout=30)[0]
+    assert res.returncode == 0, res.stderr
+    assert fifo.exists() and not fifo.is_file(), "the FIFO was replaced"
+    assert json.loads(data)["schema"] == "cmadebug-snapshot"
+
+
+def test_snapshot_on_a_full_device_says_so(cmadebug_bin):
+    res = run(cmadebug_bin, "--root", SNAP_ROOT, "snapshot", "-o", "/dev/full")
+    assert res.returncode == 2
+    assert res.stderr.splitlines() == ["cmadebug: snapshot: writing /dev/full: No space left on device"]
+
+
+@pytest.mark.parametrize("mask, mode", [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_snapshot_honours_the_umask(cmadebug_bin, tmp_path, mask, mode):
+    out = tmp_path / "snap.json"
+    res = subprocess.run(["sh", "-c", f'umask {mask:03o} && exec "$0" "$@"', str(cmadebug_bin),
+                          "--root", SNAP_ROOT, "snapshot", "-o", str(out)],
+                         capture_output=True, text=True, timeout=30)
+    assert res.returncode == 0, res.stderr
+    assert out.stat().st_mode & 0o777 == mode
+    assert [p.name for p in tmp_path.iterdir()] == ["snap.json"], "a temporary file was left"
+
+
+NO_TMPFILE_SHIM = r"""
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+/* open() as on a file system without O_TMPFILE (ramfs, vfat, NFS, FUSE). */
+static int shim(const char *sym, const char *path, int flags, va_list ap)
+{
+    int (*real)(const char *, int, ...) = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, sym);
+    if ((flags & O_TMPFILE) == O_TMPFILE) { errno = EOPNOTSUPP; return -1; }
+    return real(path, flags, va_arg(ap, int));
+}
+int open(const char *p, int f, ...) { va_list ap; va_start(ap, f); int r = shim("open", p, f, ap); va_end(ap); return r; }
+int open64(const char *p, int f, ...) { va_list ap; va_start(ap, f); int r = shim("open64", p, f, ap); va_end(ap); return r; }
+"""
+
+
+def test_snapshot_without_o_tmpfile(cmadebug_bin, tmp_path):
+    """The named temporary file fallback: same result, mode, nothing left."""
+    src, shim = tmp_path / "shim.c", tmp_path / "shim.so"
+    src.write_text(NO_TMPFILE_SHIM)
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", str(shim), str(src), "-ldl"], check=True, timeout=60)
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    out = out_dir / "snap.json"
+    out.write_text("old\n")
+    res = subprocess.run(["sh", "-c", 'umask 027 && exec "$0" "$@"', str(cmadebug_bin),
+                          "--root", SNAP_ROOT, "snapshot", "-o", str(out)],
+                         capture_output=True, text=True, timeout=30,
+                         env={**os.environ, "LD_PRELOAD": str(shim)})
+    assert res.returncode == 0 and res.stderr == "", res.stderr
+    assert json.loads(out.read_text())["schema"] == "cmadebug-snapshot"
+    assert out.stat().st_mode & 0o777 == 0o640
+    assert [p.name for p in out_dir.iterdir()] == ["snap.json"]

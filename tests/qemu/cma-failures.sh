@@ -194,7 +194,19 @@ test_cmadebug_snapshot_of_the_live_kernel() {
 	grep -q '"source": "live"' /tmp/snap.json || t_fail "source is not live" || return 1
 	grep -q '"missing": \[\]' /tmp/snap.json || t_fail "the patched kernel lacks: $(grep -A3 '"missing"' /tmp/snap.json)" || return 1
 	t_eq "stderr" "" "$(cat /tmp/snap.err)" || return 1
-	t_eq "temporary files left" 0 "$(ls -a /tmp | grep -c cmadebug-snapshot)"
+	t_eq "temporary files left" 0 "$(ls -a /tmp | grep -c cmadebug-snapshot)" || return 1
+	# The initramfs root (rootfs) and /tmp (tmpfs): where O_TMPFILE works
+	# and, on a ramfs root, the named-file fallback; both leave nothing.
+	echo "# root file system: $(stat -f -c %T /), /tmp: $(stat -f -c %T /tmp)"
+	for dir in / /tmp; do
+		(umask 027 && cmadebug snapshot -o $dir/snap-mode.json) 2>/tmp/snap.err ||
+			t_fail "snapshot into $dir exit $?: $(cat /tmp/snap.err)" || return 1
+		t_eq "mode of a snapshot in $dir under umask 027" 640 "$(stat -c %a $dir/snap-mode.json)" || return 1
+		t_eq "temporary files left in $dir" 0 "$(ls -a $dir | grep -c cmadebug-snapshot)" || return 1
+		rm -f $dir/snap-mode.json
+	done
+	t_eq "snapshot -o - is the document" cmadebug-snapshot \
+		"$(cmadebug snapshot -o - | awk -F'"' '$2 == "schema" { print $4 }')"
 }
 
 CMA_FAILURE_TESTS="

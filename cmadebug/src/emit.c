@@ -130,25 +130,33 @@ static void table_row_begin(struct emit *e)
 	}
 	memset(row_cells(t, t->nrows), 0, EMIT_MAX_COLS * sizeof(char *));
 	t->nrows++;
-	t->col = 0;
 }
 
+/*
+ * A cell goes under the column of its label: rows need not have the same
+ * fields (another kernel's stats, an area without a counter), and a label
+ * first seen in a later row adds a column.
+ */
 static void table_cell(struct emit *e, const char *label, bool right,
 		       const char *text)
 {
 	struct emit_table *t = &e->table;
-	unsigned int c = t->col++;
+	unsigned int c;
 
-	if (e->error || !t->nrows || c >= EMIT_MAX_COLS) {
-		if (c >= EMIT_MAX_COLS)
-			e->error = -EINVAL;
+	if (e->error || !t->nrows)
 		return;
-	}
-	if (t->nrows == 1) {	/* the first row defines the columns */
+	for (c = 0; c < t->ncols && strcmp(t->labels[c], label); c++)
+		;
+	if (c == t->ncols) {
+		if (c == EMIT_MAX_COLS) {
+			e->error = -EINVAL;
+			return;
+		}
 		t->labels[c] = label;
 		t->right[c] = right;
 		t->ncols = c + 1;
 	}
+	free(row_cells(t, t->nrows - 1)[c]);
 	row_cells(t, t->nrows - 1)[c] = strdup(text);
 	if (!row_cells(t, t->nrows - 1)[c])
 		e->error = -ENOMEM;
@@ -175,7 +183,7 @@ static void table_print(struct emit *e)
 			bool last = c + 1 == t->ncols;
 
 			if (!s)
-				s = "";
+				s = "-";	/* this row has no such field */
 			if (t->right[c])
 				fprintf(e->out, "%*s", (int)width[c], s);
 			else if (last)

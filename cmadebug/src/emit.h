@@ -32,7 +32,7 @@ struct emit_table {
 	bool right[EMIT_MAX_COLS];	/* numbers align right */
 	unsigned int ncols;
 	char **cells;			/* rows * EMIT_MAX_COLS */
-	unsigned int nrows, cap, col;
+	unsigned int nrows, cap;
 };
 
 struct emit {

@@ -491,3 +491,20 @@ def test_snapshot_without_o_tmpfile(cmadebug_bin, tmp_path):
     assert json.loads(out.read_text())["schema"] == "cmadebug-snapshot"
     assert out.stat().st_mode & 0o777 == 0o640
     assert [p.name for p in out_dir.iterdir()] == ["snap.json"]
+
+
+def test_stats_columns_follow_their_labels(cmadebug_bin, tmp_path):
+    """Areas whose stats differ (a kernel without one counter in one area):
+    each value stays under its own header, a missing one shows '-'.
+    Before, the cells were placed by position and shifted left."""
+    root = copy_tree(tmp_path)
+    stats = root / "sys/kernel/debug/cma/reserved/stats"
+    stats.write_text("".join(l for l in stats.read_text().splitlines(True) if not l.startswith("retries ")))
+    res = run(cmadebug_bin, "--root", str(root), "stats")
+    assert res.returncode == 0, res.stderr
+    rows = [l.split() for l in res.stdout.splitlines()]
+    header = rows[0]
+    by_area = {r[0]: dict(zip(header, r)) for r in rows[1:]}
+    assert by_area["reserved"]["RETRIES"] == "-"
+    assert by_area["reserved"]["LAST_FAILURE_NS"] == "911533888"
+    assert by_area["reserved"]["NO_SPACE"] == "1" and by_area["fimc-pool"]["RETRIES"] == "0"

@@ -31,24 +31,98 @@ static void json_indent(struct emit *e)
 		fputs("  ", e->out);
 }
 
+/*
+ * The length of the well-formed UTF-8 sequence at S (RFC 3629: no overlong
+ * forms, no surrogates, nothing above U+10FFFF), or 0.  Kernel names are
+ * bytes: a name that is not UTF-8 must not make the JSON invalid.
+ */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned char c = s[0];
+	size_t n;
+	uint32_t cp;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf) {
+		n = 2;
+		cp = c & 0x1f;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		n = 3;
+		cp = c & 0x0f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		n = 4;
+		cp = c & 0x07;
+	} else {
+		return 0;
+	}
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;	/* also the NUL that ends the string */
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return n;
+}
+
+/* Invalid UTF-8 bytes become U+FFFD, each. */
 static void json_string(FILE *out, const char *s)
 {
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	const unsigned char *p = (const unsigned char *)s;
 
+	fputc('"', out);
+	while (*p) {
+		unsigned char c = *p;
+		size_t n = utf8_len(p);
+
+		if (!n) {
+			fputs("\\ufffd", out);
+			p++;
+			continue;
+		}
 		if (c == '"' || c == '\\')
 			fprintf(out, "\\%c", c);
 		else if (c == '\n')
 			fputs("\\n", out);
 		else if (c == '\t')
 			fputs("\\t", out);
-		else if (c < 0x20)
+		else if (c < 0x20 || c == 0x7f)
 			fprintf(out, "\\u%04x", c);
 		else
-			fputc(c, out);
+			fwrite(p, 1, n, out);
+		p += n;
 	}
 	fputc('"', out);
+}
+
+/*
+ * Text for a terminal: control characters (an escape sequence in an area
+ * name would reach it raw) and bytes that are not UTF-8 as \xNN.  A new
+ * string, or NULL.
+ */
+static char *text_clean(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	char *out = malloc(strlen(s) * 4 + 1), *o = out;
+
+	if (!out)
+		return NULL;
+	while (*p) {
+		size_t n = utf8_len(p);
+
+		if (!n || *p < 0x20 || *p == 0x7f) {
+			o += sprintf(o, "\\x%02x", *p);
+			p++;
+			continue;
+		}
+		memcpy(o, p, n);
+		o += n;
+		p += n;
+	}
+	*o = '\0';
+	return out;
 }
 
 /* Separator, indentation and "key": for the next JSON member. */
@@ -157,7 +231,7 @@ static void table_cell(struct emit *e, const char *label, bool right,
 		t->ncols = c + 1;
 	}
 	free(row_cells(t, t->nrows - 1)[c]);
-	row_cells(t, t->nrows - 1)[c] = strdup(text);
+	row_cells(t, t->nrows - 1)[c] = text_clean(text);
 	if (!row_cells(t, t->nrows - 1)[c])
 		e->error = -ENOMEM;
 }
@@ -256,12 +330,21 @@ void emit_list_end(struct emit *e)
 static void text_field(struct emit *e, const char *label, bool right,
 		       const char *text)
 {
+	char *clean;
+
 	if (!label || e->nested)
 		return;
-	if (e->in_table)
+	if (e->in_table) {
 		table_cell(e, label, right, text);
-	else
-		fprintf(e->out, "%s: %s\n", label, text);
+		return;
+	}
+	clean = text_clean(text);
+	if (!clean) {
+		e->error = -ENOMEM;
+		return;
+	}
+	fprintf(e->out, "%s: %s\n", label, clean);
+	free(clean);
 }
 
 void emit_uint(struct emit *e, const char *key, const char *label,

@@ -173,6 +173,20 @@ static void emit_empty_list(struct emit *e)
 	emit_object_end(e);
 }
 
+/*
+ * Names are bytes from the kernel: an escape sequence, a byte that is not
+ * UTF-8 (0xff, a lone continuation 0x80, an overlong 0xc0 0xaf, a
+ * surrogate 0xed 0xa0 0x80) and real UTF-8 (e acute, 3 and 4 bytes).
+ */
+static const char odd_name[] = "a\x1b[31mb\xff\x80\xc0\xaf" "c\xed\xa0\x80\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80";
+
+static void emit_odd_name(struct emit *e)
+{
+	emit_object_begin(e, NULL);
+	emit_string(e, "name", "Name", odd_name);
+	emit_object_end(e);
+}
+
 static void test_emit(struct results *r)
 {
 	r->test = "emit";
@@ -209,6 +223,13 @@ static void test_emit(struct results *r)
 		   "}\n");
 	check_emit(r, true, emit_empty_list, "{\n  \"rows\": []\n}\n");
 	check_emit(r, false, emit_empty_list, "");
+	/* Valid JSON (was: the bytes as they came) and a terminal-safe line. */
+	check_emit(r, true, emit_odd_name,
+		   "{\n  \"name\": \"a\\u001b[31mb\\ufffd\\ufffd\\ufffd\\ufffdc"
+		   "\\ufffd\\ufffd\\ufffd\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"\n}\n");
+	check_emit(r, false, emit_odd_name,
+		   "Name: a\\x1b[31mb\\xff\\x80\\xc0\\xafc\\xed\\xa0\\x80"
+		   "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\n");
 }
 
 /* The captured guests: what the model reads agrees with the kernel's files. */

@@ -9,10 +9,15 @@
 #   nocma  without CMA at all (only at the tip of the series)
 #   lmcore LINEAR_MAP_DEBUGFS without its fault injection and walker (tip)
 #   lpae   arm with LPAE: 2M blocks instead of sections (tip)
+#   os48   arm at -Os with a failure log of 48 (not a power of two): a u64
+#          modulo there needs __aeabi_uldivmod, which the kernel lacks (tip)
+#   clang  both arches with Debian's clang and lld (LLVM=1), log of 48 (tip)
 #
 # Out of tree in $CMADEBUG_CACHE/matrix/, from a git worktree of the cache
 # tree, so the work tree is left alone.  Prints one line per build and a
 # closing "N passed, N failed"; logs in $CMADEBUG_CACHE/matrix/*.log.
+# MATRIX_FROM=N starts at patch N; MATRIX_TIP="arm:os48 arm64:clang ..."
+# builds only those tip variants (no per-patch builds).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -41,6 +46,8 @@ extra_config() {
 	off) printf '%s\n' "# CONFIG_CMA_DEBUGFS is not set" "# CONFIG_LINEAR_MAP_DEBUGFS is not set" ;;
 	lmcore) printf '%s\n' "# CONFIG_LINEAR_MAP_FAULT_INJECT is not set" "# CONFIG_LINEAR_MAP_BENCH is not set" ;;
 	lpae) printf '%s\n' "CONFIG_ARM_LPAE=y" ;;
+	os48) printf '%s\n' "CONFIG_CC_OPTIMIZE_FOR_SIZE=y" "CONFIG_CMA_DEBUGFS_FAILURES=48" ;;
+	clang) printf '%s\n' "CONFIG_CMA_DEBUGFS_FAILURES=48" ;;
 	nocma) printf '%s\n' "# CONFIG_CMA is not set" "# CONFIG_DMA_CMA is not set" ;;
 	esac
 	return 0
@@ -73,6 +80,7 @@ build_one() {
 	extra_config "$arch" "$variant" >"$frag"
 	git -C "$tree" checkout -q --detach "$commit"
 	local kmake=(make -C "$tree" O="$obj" ARCH="$arch" CROSS_COMPILE="$(cross_compile "$arch")")
+	[ "$variant" = clang ] && kmake+=(LLVM=1)
 	# shellcheck disable=SC2046
 	if { "${kmake[@]}" tinyconfig &&
 		"$tree/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" $(config_fragments "$arch") "$frag" &&
@@ -89,17 +97,25 @@ build_one() {
 	fi
 }
 
-for commit in "${commits[@]}"; do
-	for arch in arm arm64; do
-		for variant in on off; do
-			build_one "$commit" "$arch" "$variant"
+if [ -n "${MATRIX_TIP:-}" ]; then
+	for av in $MATRIX_TIP; do
+		build_one "${commits[-1]}" "${av%%:*}" "${av#*:}"
+	done
+else
+	for commit in "${commits[@]}"; do
+		for arch in arm arm64; do
+			for variant in on off; do
+				build_one "$commit" "$arch" "$variant"
+			done
 		done
 	done
-done
-for arch in arm arm64; do
-	build_one "${commits[-1]}" "$arch" nocma
-	build_one "${commits[-1]}" "$arch" lmcore
-done
-build_one "${commits[-1]}" arm lpae
+	for arch in arm arm64; do
+		build_one "${commits[-1]}" "$arch" nocma
+		build_one "${commits[-1]}" "$arch" lmcore
+		build_one "${commits[-1]}" "$arch" clang
+	done
+	build_one "${commits[-1]}" arm lpae
+	build_one "${commits[-1]}" arm os48
+fi
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

@@ -21,6 +21,7 @@ HOST_PACKAGES=(
 	groff-base # tests/python/test_man_page.py renders the man page
 	python3 python3-pytest python3-matplotlib valgrind
 	clang libclang-rt-14-dev
+	lld llvm # make build-matrix: the LLVM=1 (clang) variant
 	chromium # headless, for tests/python/test_report_browser.py
 )
 GUEST_PACKAGES=(busybox-static libtracefs-dev libtraceevent-dev)

@@ -105,7 +105,7 @@ BOARD_CMDLINE="console=ttyAMA0 cma=32M panic=-1"
 # linear-map tests (tests/qemu/linear-map.sh) need.
 board_suites() {
 	case $1 in
-	arm) echo main lowmem-cma unsafe-sections no-default-cma forced-split ;;
+	arm) echo main lowmem-cma unsafe-sections no-default-cma forced-split inactive-pool ;;
 	arm64) echo main rodata-full forced-split tlb-icount tlb-icount-split ;;
 	esac
 }
@@ -120,12 +120,23 @@ suite_cmdline() {
 	arm:no-default-cma) echo "cma=0" ;;
 	# and a malformed dma_cma_keep_sections (it takes no value): refused
 	arm:forced-split) echo "linear_map_split=16M@0x60000000 dma_cma_keep_sections=1" ;;
+	# the pool across the lowmem/highmem boundary (suite_dts): never activated
+	arm:inactive-pool) echo "" ;;
 	arm64:rodata-full) echo "rodata=full" ;;
 	arm64:forced-split) echo "rodata=on linear_map_split=16M@0x48000000" ;;
 	# the TLB A/B under -icount (suite_qemu_args): blocks, then the walked range split
 	arm64:tlb-icount) echo "rodata=on" ;;
 	arm64:tlb-icount-split) echo "rodata=on linear_map_split=16M@0x48000000" ;;
 	*) die "no suite '$2' on $1 (suites: $(board_suites "$1"))" ;;
+	esac
+}
+
+# suite_dts ARCH SUITE: the kernel-patches/dts/<arch>-<VARIANT>.dtsi the
+# suite boots with (scripts/board-dtb.sh BOARD_DTS), or nothing for <arch>.dtsi.
+suite_dts() {
+	case $1:$2 in
+	arm:inactive-pool) echo inactive-pool ;;
+	*) echo "" ;;
 	esac
 }
 

@@ -37,7 +37,10 @@ kdir=${KERNEL_DIR:-$("$TOP/scripts/kernel-build.sh" "$arch")}
 [ -f "$kdir/.complete" ] || die "KERNEL_DIR $kdir holds no finished kernel"
 out=$BUILD/$arch
 mkdir -p "$out"
-dtb=$("$TOP/scripts/board-dtb.sh" "$arch" "$out")  # BOARD_DTS picks a variant
+# BOARD_DTS picks a variant; a suite may name its own (lib.sh suite_dts)
+[ -n "${BOARD_DTS:-}" ] || BOARD_DTS=$(suite_dts "$arch" "$suite")
+export BOARD_DTS
+dtb=$("$TOP/scripts/board-dtb.sh" "$arch" "$out")
 initrd=$("$TOP/scripts/initramfs.sh" "$arch" "$out")
 image=$kdir/$(basename "$(kernel_image_path "$arch")")
 log=$out/console-$mode.log

@@ -6,6 +6,7 @@
 . /tests/cma-failures.sh
 . /tests/cma-trace.sh
 . /tests/cma-devices.sh
+. /tests/cma-inactive.sh
 . /tests/linear-map.sh
 . /tests/tlb.sh
 
@@ -144,6 +145,7 @@ lowmem-cma) run_ktap $LM_LOWMEM_CMA_TESTS ;;
 unsafe-sections) run_ktap $LM_UNSAFE_SECTIONS_TESTS ;;
 no-default-cma) run_ktap $LM_NO_DEFAULT_CMA_TESTS ;;
 forced-split) run_ktap $LM_FORCED_SPLIT_TESTS $lm_board_tests ;;
+inactive-pool) run_ktap $CMA_INACTIVE_TESTS ;;
 rodata-full) run_ktap $LM_RODATA_FULL_TESTS ;;
 tlb-icount | tlb-icount-split) run_ktap $TLB_TESTS ;;
 *) echo "cmadebug-guest: unknown cmadebug.suite=$suite" ;;

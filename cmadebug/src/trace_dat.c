@@ -348,10 +348,12 @@ int trace_dat_repair(unsigned char *buf, size_t len,
 
 	/*
 	 * The CPU table first, so nothing is changed in a file that is not
-	 * walked: each CPU's data lies in the file after the one before (ranges
-	 * that overlap would have the same pages walked once per CPU).
+	 * walked: each CPU's data lies in the file after the table (a "page"
+	 * over the headers would be cut into them) and after the CPU before
+	 * (ranges that overlap would have the same pages walked once per CPU).
 	 */
 	table = in.at;
+	data_end = table + 16 * nr_cpus;	/* data follows the table */
 	for (unsigned int cpu = 0; cpu < nr_cpus; cpu++) {
 		uint64_t off = take_u(&in, 8), size = take_u(&in, 8);
 

@@ -365,7 +365,7 @@ int trace_conv_record(const struct trace_conv *c, struct tep_record *rec,
 /* An absolute time stamp lacks the top 5 bits; they come from the page's. */
 #define RB_TS_MSB		(0xf8ULL << 56)
 
-static uint64_t host_word(const unsigned char *p, int size)
+uint64_t trace_host_word(const unsigned char *p, int size)
 {
 	uint32_t v32;
 	uint64_t v64;
@@ -378,7 +378,7 @@ static uint64_t host_word(const unsigned char *p, int size)
 	return v64;
 }
 
-static void host_word_set(unsigned char *p, int size, uint64_t v)
+void trace_host_word_set(unsigned char *p, int size, uint64_t v)
 {
 	uint32_t v32 = (uint32_t)v;
 
@@ -471,7 +471,7 @@ static int page_view_open(struct page_view *v, const void *page, size_t size,
 		v->why = "shorter than its header";
 		return -EINVAL;
 	}
-	v->word = host_word((const unsigned char *)page + 8, long_size);
+	v->word = trace_host_word((const unsigned char *)page + 8, long_size);
 	if ((size_t)(v->word & RB_COMMIT_MASK) > size - hdr) {
 		v->why = "its commit is past the page's end";
 		return -EINVAL;
@@ -491,7 +491,7 @@ static int page_view_open(struct page_view *v, const void *page, size_t size,
 	readable = page_readable_end(v->kbuf, v->copy, hdr, v->end, &v->why);
 	if (readable < v->end) {
 		/* kbuffer reads only the records before the damage. */
-		host_word_set(v->copy + 8, long_size, readable - hdr);
+		trace_host_word_set(v->copy + 8, long_size, readable - hdr);
 		v->end = readable;
 	}
 	return 0;
@@ -548,7 +548,7 @@ int trace_page_parse(const struct trace_conv *c, const void *page,
 
 		if ((v.word & RB_MISSED_STORED) &&
 		    commit_end + (size_t)long_size <= size)
-			r->lost += host_word((const unsigned char *)page +
+			r->lost += trace_host_word((const unsigned char *)page +
 					     commit_end, long_size);
 		else
 			r->lost_unknown = true;

@@ -154,6 +154,10 @@ int trace_conv_record(const struct trace_conv *c, struct tep_record *rec,
 const char *trace_symbol_name(const struct tep_event *ev, const char *field,
 			      long long value);
 
+/* A 4- or 8-byte word (SIZE) in the host's byte order, read or written. */
+uint64_t trace_host_word(const unsigned char *p, int size);
+void trace_host_word_set(unsigned char *p, int size, uint64_t v);
+
 /* Why a page could be read only in part (trace_page_parse()). */
 struct trace_page_damage {
 	size_t offset;		/* byte of the page where reading stopped */

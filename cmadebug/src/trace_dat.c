@@ -208,22 +208,6 @@ int trace_dat_write(FILE *out, const struct trace_dat *d)
 	return o.err;
 }
 
-static uint32_t get_u32(const unsigned char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static uint64_t get_u64(const unsigned char *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
 /* A bounded reader over a trace.dat in memory: any overrun sets ERR. */
 struct in {
 	unsigned char *p;
@@ -254,7 +238,7 @@ static uint64_t take_u(struct in *in, size_t n)
 		memcpy(&v16, p, 2);
 		return v16;
 	}
-	return n == 4 ? get_u32(p) : get_u64(p);
+	return trace_host_word(p, (int)n);
 }
 
 /* A NUL-terminated string; false if it is not EXPECT (when given). */
@@ -401,15 +385,11 @@ int trace_dat_repair(unsigned char *buf, size_t len,
 			 * The commit ends before the damage; "events lost"
 			 * stays, its stored count (after the old end) goes.
 			 */
-			word = long_size == 4 ? (uint64_t)get_u32(page + 8) :
-						get_u64(page + 8);
+			word = trace_host_word(page + 8, long_size);
 			keep = d.offset > 8 + (size_t)long_size ?
 			       d.offset - 8 - (size_t)long_size : 0;
 			word = (word & ~((1ULL << 27) - 1) & ~(1ULL << 30)) | keep;
-			if (long_size == 4)
-				memcpy(page + 8, &(uint32_t){ (uint32_t)word }, 4);
-			else
-				memcpy(page + 8, &word, 8);
+			trace_host_word_set(page + 8, long_size, word);
 		}
 	}
 	ret = cut;

@@ -365,9 +365,10 @@ int trace_report_load(const char *file, struct trace_recs *r)
 			file, timeout_ms / 1000, r->nr);
 		end.ret = r->nr ? EXIT_OK : EXIT_ENV;
 	} else if (end.ret < 0) {
-		err_msg("trace report: %s: libtracecmd crashed (%s: a damaged or cut-short file); %u records read before it",
-			file, WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) :
-			"stopped without finishing", r->nr);
+		err_msg("trace report: %s: libtracecmd %s%s%s (a damaged or cut-short file); %u records read before it",
+			file, WIFSIGNALED(status) ? "crashed (" : "stopped without finishing",
+			WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "",
+			WIFSIGNALED(status) ? ")" : "", r->nr);
 		end.ret = r->nr ? EXIT_OK : EXIT_ENV;
 	}
 	r->lost = end.lost;

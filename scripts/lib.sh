@@ -105,7 +105,7 @@ BOARD_CMDLINE="console=ttyAMA0 cma=32M panic=-1"
 # linear-map tests (tests/qemu/linear-map.sh) need.
 board_suites() {
 	case $1 in
-	arm) echo main lowmem-cma unsafe-sections no-default-cma forced-split inactive-pool ;;
+	arm) echo main lowmem-cma unsafe-sections no-default-cma forced-split forced-split-top forced-split-nomap inactive-pool ;;
 	arm64) echo main rodata-full forced-split tlb-icount tlb-icount-split ;;
 	esac
 }
@@ -120,6 +120,11 @@ suite_cmdline() {
 	arm:no-default-cma) echo "cma=0" ;;
 	# and a malformed dma_cma_keep_sections (it takes no value): refused
 	arm:forced-split) echo "linear_map_split=16M@0x60000000 dma_cma_keep_sections=1" ;;
+	# the last 16 MiB of lowmem: memblock's top-down allocator hands out
+	# the rebuilt range's own PTE tables unless the range is held back
+	arm:forced-split-top) echo "linear_map_split=16M@0x6f000000" ;;
+	# over a no-map reserved-memory region (suite_dts): refused
+	arm:forced-split-nomap) echo "linear_map_split=2M@0x60000000" ;;
 	# the pool across the lowmem/highmem boundary (suite_dts): never activated
 	arm:inactive-pool) echo "" ;;
 	arm64:rodata-full) echo "rodata=full" ;;
@@ -136,6 +141,7 @@ suite_cmdline() {
 suite_dts() {
 	case $1:$2 in
 	arm:inactive-pool) echo inactive-pool ;;
+	arm:forced-split-nomap) echo nomap ;;
 	*) echo "" ;;
 	esac
 }

@@ -252,6 +252,24 @@ test_kept_sections_buffer_reported() {
 	t_eq "conflicts after free" 0 "$(count_of $LM/alias_check)"
 }
 
+# forced-split-nomap: the range covers a no-map reserved-memory region
+# at its base (arm-nomap.dtsi), which the linear map leaves out: refused, and the region
+# stays unmapped (the old series mapped it cacheable).
+test_split_over_nomap_refused() {
+	forced_range
+	dmesg | grep -q "linear_map_split=.*@$FORCED_PHYS: .*; ignored" ||
+		t_fail "no boot message refusing linear_map_split over no-map memory" || return 1
+	t_eq "forced total" 0 "$(sed -n 's/^total cause=forced count=//p' $LM/splits)" || return 1
+	nomap_virt=$((FORCED_PHYS - 0x40000000 + 0xc0000000))
+	mapped=0
+	for l in $(awk '/^0x/ { print $1 }' $PTDUMP); do
+		[ $((${l%%-*})) -le $nomap_virt ] && [ $nomap_virt -lt $((${l#*-})) ] || continue
+		mapped=$((mapped + 1))
+		echo "# mapped over the no-map region: $l"
+	done
+	t_eq "ptdump entries over the no-map region" 0 $mapped
+}
+
 test_bad_split_parameter_rejected() {
 	dmesg | grep -q 'linear_map_split=.*ignored' || t_fail "no boot message for the bad linear_map_split=" || return 1
 	t_eq "forced total" 0 "$(sed -n 's/^total cause=forced count=//p' $LM/splits)"
@@ -264,11 +282,21 @@ test_remap_allocator_alias_found() {
 		"linear=[^ ]* linear_type=MEM/CACHED/[A-Z]* alias=[^ ]* alias_type=MEM/BUFFERABLE/WC region=vmalloc caller=[^ ]* cma=none$"
 }
 
+# The linear_map_split=SIZE@BASE of this boot: FORCED_MIB and FORCED_PHYS
+# (whole MiB, as every suite gives it).
+forced_range() {
+	arg=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^linear_map_split=//p' | tail -n 1)
+	FORCED_MIB=${arg%%M@*}
+	FORCED_PHYS=${arg#*@}
+}
+
 # forced-split suites: linear_map_split= mapped its range with pages.
 test_forced_split_counted() {
+	forced_range
+	phys=$FORCED_PHYS
 	case $LM_ARCH in
-	arm) phys=0x60000000 want="size=$((16 * MIB)) from=1M to=4k count=16" ;;
-	arm64) phys=0x48000000 want="size=$((16 * MIB)) from=2M to=4k count=8" ;;
+	arm) want="size=$((FORCED_MIB * MIB)) from=1M to=4k count=$FORCED_MIB" ;;
+	arm64) want="size=$((FORCED_MIB * MIB)) from=2M to=4k count=$((FORCED_MIB / 2))" ;;
 	esac
 	sed 's/^/# /' $LM/splits
 	line=$(split_line forced $phys) || t_fail "no forced record at $phys" || return 1
@@ -410,6 +438,10 @@ LM_UNSAFE_SECTIONS_TESTS="
 	test_bad_split_parameter_rejected"
 LM_NO_DEFAULT_CMA_TESTS="
 	test_remap_allocator_alias_found
+	test_layout_agrees_with_ptdump"
+LM_FORCED_SPLIT_NOMAP_TESTS="
+	test_split_over_nomap_refused
+	test_layout_adds_up_to_boot_mapping
 	test_layout_agrees_with_ptdump"
 LM_ARM_FORCED_SPLIT_TESTS="
 	test_malformed_keep_sections_ignored"

@@ -144,7 +144,8 @@ main)
 lowmem-cma) run_ktap $LM_LOWMEM_CMA_TESTS ;;
 unsafe-sections) run_ktap $LM_UNSAFE_SECTIONS_TESTS ;;
 no-default-cma) run_ktap $LM_NO_DEFAULT_CMA_TESTS ;;
-forced-split) run_ktap $LM_FORCED_SPLIT_TESTS $lm_board_tests ;;
+forced-split | forced-split-top) run_ktap $LM_FORCED_SPLIT_TESTS $lm_board_tests ;;
+forced-split-nomap) run_ktap $LM_FORCED_SPLIT_NOMAP_TESTS ;;
 inactive-pool) run_ktap $CMA_INACTIVE_TESTS ;;
 rodata-full) run_ktap $LM_RODATA_FULL_TESTS ;;
 tlb-icount | tlb-icount-split) run_ktap $TLB_TESTS ;;

@@ -23,7 +23,8 @@ if [ -f "$out/.complete" ]; then
 	exit 0
 fi
 
-obj=$CMADEBUG_CACHE/obj/$arch
+# Its own object tree per flavour: switching configs would rebuild everything.
+obj=$CMADEBUG_CACHE/obj/$(kernel_flavour "$arch")
 mkdir -p "$obj" "$CMADEBUG_CACHE/kernels"
 log=$obj/build.log
 kmake() {
@@ -91,6 +92,8 @@ touch "$tmp/.complete"
 rm -rf "$out"
 mv "$tmp" "$out"
 
-# Keep the three newest kernels per arch.
-ls -1dt "$CMADEBUG_CACHE/kernels/$arch-"* 2>/dev/null | tail -n +4 | xargs -r rm -rf
+# Keep the three newest kernels per flavour (16 hex digits: arm- must not
+# match arm-debug-).
+ls -1dt "$CMADEBUG_CACHE/kernels/$(kernel_flavour "$arch")-"???????????????? 2>/dev/null |
+	tail -n +4 | xargs -r rm -rf
 echo "$out"

@@ -19,7 +19,11 @@ SPLATS = [
         r"\bWARNING:",
         r"\bOops\b",
         r"cut here \]",
-        r"lockdep",
+        # lockdep's own reports start with BUG:/WARNING:; these are the
+        # rest (its boot banner, "RCU lockdep checking is enabled", is not)
+        r"DEBUG_LOCKS_WARN_ON",
+        r"INFO: lockdep is turned off",
+        r"suspicious RCU usage",
         r"possible (circular|recursive) locking",
         r"\bKASAN\b",
         r"Kernel panic",

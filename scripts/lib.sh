@@ -78,8 +78,13 @@ kernel_build_hash() {
 	} | sha256sum | cut -c1-16
 }
 
+# The kernel's name in the cache: ARCH, ARCH-debug with KCONFIG_DEBUG=1.
+kernel_flavour() {
+	echo "$1$([ "${KCONFIG_DEBUG:-0}" = 1 ] && echo -debug)"
+}
+
 kernel_dir_for() {
-	echo "$CMADEBUG_CACHE/kernels/$1-$(kernel_build_hash "$1")"
+	echo "$CMADEBUG_CACHE/kernels/$(kernel_flavour "$1")-$(kernel_build_hash "$1")"
 }
 
 require_cmd() {

@@ -35,7 +35,7 @@ fi
 "$TOP/scripts/deps.sh" --check
 kdir=${KERNEL_DIR:-$("$TOP/scripts/kernel-build.sh" "$arch")}
 [ -f "$kdir/.complete" ] || die "KERNEL_DIR $kdir holds no finished kernel"
-out=$BUILD/$arch
+out=$BUILD/$(kernel_flavour "$arch")
 mkdir -p "$out"
 # BOARD_DTS picks a variant; a suite may name its own (lib.sh suite_dts)
 [ -n "${BOARD_DTS:-}" ] || BOARD_DTS=$(suite_dts "$arch" "$suite")

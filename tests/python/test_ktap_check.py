@@ -60,6 +60,10 @@ def test_no_tests_at_all_fails():
         "[    1.234567] WARNING: possible circular locking dependency detected",
         "[    1.234567] BUG: KASAN: slab-out-of-bounds in foo+0x10/0x20",
         "[    1.234567] Kernel panic - not syncing: Attempted to kill init!",
+        # seen on the arm64 debug board (make debug-test) before 0017
+        "[    2.861774] [ BUG: Invalid wait context ]",
+        "[    2.861774] DEBUG_LOCKS_WARN_ON(1)",
+        "[    2.861774] =============================\n[    2.861775] WARNING: suspicious RCU usage",
     ],
 )
 def test_kernel_splat_fails(splat):
@@ -73,6 +77,22 @@ def test_test_output_mentioning_warning_is_not_a_splat():
     lines = lines_of(CAPTURED[0])
     idx = next(i for i, l in enumerate(lines) if l.startswith("TAP version")) + 2
     lines.insert(idx, "# the word WARNING: in a test comment\n")
+    problems, *_ = run_check(lines)
+    assert problems == []
+
+
+@pytest.mark.parametrize(
+    "banner",
+    [
+        # a lockdep kernel's boot messages (make debug-test)
+        "[    0.000000] rcu: \tRCU lockdep checking is enabled.",
+        "[    0.037497] ... MAX_LOCKDEP_SUBCLASSES:  8",
+        "[    0.012139] kfence: initialized - using 2097152 bytes for 255 objects",
+    ],
+)
+def test_debug_kernel_banner_is_not_a_splat(banner):
+    lines = lines_of(CAPTURED[0])
+    lines.insert(1, banner + "\n")
     problems, *_ = run_check(lines)
     assert problems == []
 

@@ -358,7 +358,7 @@ cmd_run() {
 	SWEEP=${SWEEP:-$PAGES}
 	MAX_PAGES=0
 	for p in $SWEEP; do [ "$p" -gt $MAX_PAGES ] && MAX_PAGES=$p; done
-	[ -e "$LM/walk" ] || die 2 "$LM/walk missing: the kernel lacks CONFIG_LINEAR_MAP_BENCH (kernel-patches/0016), or debugfs is not mounted"
+	[ -e "$LM/walk" ] || die 2 "$LM/walk missing: the kernel lacks CONFIG_LINEAR_MAP_BENCH (kernel-patches/0017), or debugfs is not mounted"
 
 	PERF=${PERF:-$(command -v perf || true)}
 	CMADEBUG=${CMADEBUG:-$(command -v cmadebug || true)}

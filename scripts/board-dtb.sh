@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The board's device tree: QEMU's own (dumped with the exact options the boot
-# uses) plus kernel-patches/dts/<arch>.dtsi, or <arch>-<VARIANT>.dtsi with
+# uses, BOARD_QEMU_ARGS included) plus kernel-patches/dts/<arch>.dtsi, or <arch>-<VARIANT>.dtsi with
 # BOARD_DTS=VARIANT (make compare's strategies).  Prints the .dtb path.
 #
 #   board-dtb.sh arm|arm64 OUTDIR
@@ -19,7 +19,10 @@ require_cmd dtc device-tree-compiler
 mkdir -p "$out"
 tmp=$(mktemp -d "$out/.dtb.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-board+=(-machine "dumpdtb=$tmp/qemu.dtb")
+# what the suite adds (BOARD_QEMU_ARGS, from qemu-run.sh): -smp 2 gives the
+# tree two cpu nodes, and the kernel counts CPUs from the tree
+read -r -a suite_args <<<"${BOARD_QEMU_ARGS:-}"
+board+=("${suite_args[@]}" -machine "dumpdtb=$tmp/qemu.dtb")
 "${board[@]}" -display none -nodefaults >/dev/null 2>"$tmp/qemu.err" ||
 	die "$(qemu_board "$arch") -machine dumpdtb failed: $(head -n 1 "$tmp/qemu.err")"
 dtc -q -I dtb -O dts -o "$tmp/qemu.dts" "$tmp/qemu.dtb"

@@ -110,7 +110,7 @@ BOARD_CMDLINE="console=ttyAMA0 cma=32M panic=-1"
 # linear-map tests (tests/qemu/linear-map.sh) need.
 board_suites() {
 	case $1 in
-	arm) echo main lowmem-cma unsafe-sections no-default-cma forced-split forced-split-top forced-split-nomap inactive-pool ;;
+	arm) echo main lowmem-cma unsafe-sections keep-sections-fail no-default-cma forced-split forced-split-top forced-split-nomap inactive-pool ;;
 	arm64) echo main rodata-full forced-split tlb-icount tlb-icount-split ;;
 	esac
 }
@@ -122,6 +122,7 @@ suite_cmdline() {
 	arm:lowmem-cma) echo "cma=32M@0x50000000" ;;
 	# with a range outside RAM too: rejected with a boot message
 	arm:unsafe-sections) echo "dma_cma_keep_sections linear_map_split=16M@0x10000000" ;;
+	arm:keep-sections-fail) echo "dma_cma_keep_sections=fail" ;;
 	arm:no-default-cma) echo "cma=0" ;;
 	# and a malformed dma_cma_keep_sections (it takes no value): refused
 	arm:forced-split) echo "linear_map_split=16M@0x60000000 dma_cma_keep_sections=1" ;;
@@ -137,6 +138,11 @@ suite_cmdline() {
 	# the TLB A/B under -icount (suite_qemu_args): blocks, then the walked range split
 	arm64:tlb-icount) echo "rodata=on" ;;
 	arm64:tlb-icount-split) echo "rodata=on linear_map_split=16M@0x48000000" ;;
+	# make stress: the workload of tests/qemu/stress.sh for STRESS_SECONDS;
+	# on arm64 with debug_pagealloc, which changes the linear map's
+	# attributes on every page allocation and free (the series counts each)
+	arm64:stress) echo "cmadebug.stress_seconds=${STRESS_SECONDS:-60} debug_pagealloc=on" ;;
+	*:stress) echo "cmadebug.stress_seconds=${STRESS_SECONDS:-60}" ;;
 	*) die "no suite '$2' on $1 (suites: $(board_suites "$1"))" ;;
 	esac
 }
@@ -157,6 +163,8 @@ suite_dts() {
 suite_qemu_args() {
 	case $1:$2 in
 	arm64:tlb-icount | arm64:tlb-icount-split) echo "-icount shift=0" ;;
+	# races need more than one CPU (the boards boot -smp 1)
+	*:stress) echo "-smp 2" ;;
 	*) echo "" ;;
 	esac
 }

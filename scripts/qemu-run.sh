@@ -40,6 +40,8 @@ mkdir -p "$out"
 # BOARD_DTS picks a variant; a suite may name its own (lib.sh suite_dts)
 [ -n "${BOARD_DTS:-}" ] || BOARD_DTS=$(suite_dts "$arch" "$suite")
 export BOARD_DTS
+BOARD_QEMU_ARGS=$(suite_qemu_args "$arch" "$suite")
+export BOARD_QEMU_ARGS
 dtb=$("$TOP/scripts/board-dtb.sh" "$arch" "$out")
 initrd=$("$TOP/scripts/initramfs.sh" "$arch" "$out")
 image=$kdir/$(basename "$(kernel_image_path "$arch")")
@@ -60,7 +62,7 @@ qemu_args=("${board[@]}" -kernel "$image" -dtb "$dtb" -initrd "$initrd"
 	-append "$BOARD_CMDLINE cmadebug.mode=$mode cmadebug.suite=$suite $extra ${EXTRA_CMDLINE:-}"
 	-display none -nodefaults -serial stdio -no-reboot)
 # shellcheck disable=SC2206
-qemu_args+=(${QEMU_EXTRA_ARGS:-} $(suite_qemu_args "$arch" "$suite"))
+qemu_args+=(${QEMU_EXTRA_ARGS:-} $BOARD_QEMU_ARGS)
 if [ "$mode" = shell ]; then
 	exec "${qemu_args[@]}"
 fi

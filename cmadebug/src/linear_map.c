@@ -7,9 +7,9 @@
 #include "linear_map.h"
 
 static const char lm_feature[] =
-	"the linear_map patches (kernel-patches/ 0009-0011, CONFIG_LINEAR_MAP_DEBUGFS)";
+	"the linear_map patches (kernel-patches/ 0010-0012, CONFIG_LINEAR_MAP_DEBUGFS)";
 static const char alias_feature[] =
-	"alias_check (kernel-patches/ 0013, CONFIG_LINEAR_MAP_DEBUGFS)";
+	"alias_check (kernel-patches/ 0014, CONFIG_LINEAR_MAP_DEBUGFS)";
 static const char layout_feature[] =
 	"the linear_map patches (CONFIG_LINEAR_MAP_DEBUGFS) and ptdump "
 	"(kernel_page_tables, CONFIG_PTDUMP_DEBUGFS) to derive the layout from";

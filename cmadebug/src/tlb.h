@@ -17,7 +17,7 @@
 #define TLB_MAX_EVENTS		6
 /* More entries than any TLB we know holds (L2 TLBs: 512 to 3072). */
 #define TLB_MAX_ENTRIES		4096
-/* The walker's limits (kernel-patches/0016). */
+/* The walker's limits (kernel-patches/0017). */
 #define TLB_WALK_MAX_PAGES	(1ULL << 20)
 #define TLB_WALK_MAX_ACCESSES	(1ULL << 32)
 #define TLB_MAX_RUNS		1000

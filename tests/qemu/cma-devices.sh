@@ -1,4 +1,4 @@
-# Guest tests for the device-private area (kernel-patches 0006-0008): the
+# Guest tests for the device-private area (kernel-patches 0007-0009): the
 # dma-cma-test driver bound to the DT test device allocates coherent buffers
 # through the architecture's real dma_alloc_coherent() path, from the
 # fimc-pool area, and debugfs "devices" and "allocated" show it.  Sourced by

@@ -1,4 +1,4 @@
-# Guest tests for the CMA failure reports (kernel-patches 0001-0005): the
+# Guest tests for the CMA failure reports (kernel-patches 0002-0006): the
 # debugfs files stats, failures and inject/, and the cma:cma_alloc_fail event,
 # provoked on purpose through the fault injection knobs.  Sourced by
 # run-tests.sh, which runs the functions listed in CMA_FAILURE_TESTS.
@@ -102,6 +102,7 @@ test_full_area_fails_with_no_space() {
 
 test_pinned_pages_fail_migration_at_their_pfn() {
 	echo 3 >$AREA/inject/pin || t_fail "inject/pin refused 3" || return 1
+	t_eq "TAINT_USER after inject/pin" 1 "$(user_taint)" || return 1
 	pinned=$(sed -n 's/^pin pfn=\(0x[0-9a-f]*\) .*/\1/p' $AREA/inject/list)
 	t_eq "pinned pages listed" 3 "$(echo "$pinned" | wc -l)" || return 1
 	before=$(cat $AREA/stats)

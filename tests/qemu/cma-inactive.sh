@@ -2,7 +2,7 @@
 # kernel-patches/dts/arm-inactive-pool.dtsi places it across the end of
 # lowmem, so it spans two zones).  The area is declared, then handed back
 # to the buddy allocator; the test device's memory-region still names it.
-# Before 0003/0007 initialised the area's locks and device list when it was
+# Before 0004/0008 initialised the area's locks and device list when it was
 # declared, binding that device wrote through a NULL list head (an oops the
 # console checker fails on).  Sourced by run-tests.sh: CMA_INACTIVE_TESTS.
 

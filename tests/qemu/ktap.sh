@@ -8,6 +8,12 @@ t_fail() {
 	return 1
 }
 
+# user_taint: 1 if the kernel is tainted TAINT_USER (bit 6, 'U'), else 0.
+# The series' injection knobs set it on first use.
+user_taint() {
+	echo $((($(cat /proc/sys/kernel/tainted) >> 6) & 1))
+}
+
 # t_eq WHAT EXPECTED ACTUAL
 t_eq() {
 	[ "$2" = "$3" ] && return 0

@@ -1,4 +1,4 @@
-# Guest tests for linear_map debugfs (kernel-patches 0009-0015): the layout
+# Guest tests for linear_map debugfs (kernel-patches 0010-0016): the layout
 # agrees with ptdump and adds up, splits are counted by cause, coherent
 # allocations are traced, alias_check finds injected and real aliases.
 # Sourced by run-tests.sh; each suite (scripts/lib.sh suite_cmdline) boots
@@ -137,6 +137,7 @@ test_alias_injection_found_and_removed() {
 	cat $LM/alias_check >/tmp/alias0.txt
 	before=$(count_of /tmp/alias0.txt)
 	echo 1 >$LM/inject/alias_add || t_fail "alias_add 1 failed" || return 1
+	t_eq "TAINT_USER after alias_add" 1 "$(user_taint)" || return 1
 	line=$(grep '^alias=' $LM/inject/aliases)
 	addr=$(echo "$line" | sed 's/^alias=\(0x[0-9a-f]*\) .*/\1/')
 	pfn=$(echo "$line" | sed 's/.* pfns=\(0x[0-9a-f]*\)$/\1/')
@@ -245,12 +246,36 @@ test_lowmem_cma_area_split() {
 		"$(sed -n 's/^total cause=cma-remap count=//p' $LM/splits)"
 }
 
-# arm, dma_cma_keep_sections: no split, and a coherent buffer that cannot
-# be made uncached is counted and reported, without a splat.
+# arm, dma_cma_keep_sections[=fail]: no split, a banner that says what
+# the mode does, and the kernel tainted.
 test_kept_sections_not_split() {
 	t_eq "cma-remap total" 0 "$(sed -n 's/^total cause=cma-remap count=//p' $LM/splits)" || return 1
-	dmesg | grep -q 'dma_cma_keep_sections: CMA areas stay section-mapped' ||
-		t_fail "no boot warning for dma_cma_keep_sections"
+	dmesg | grep -q 'dma_cma_keep_sections: lowmem CMA areas stay mapped' ||
+		t_fail "no boot banner for dma_cma_keep_sections" || return 1
+	case " $(cat /proc/cmdline) " in
+	*" dma_cma_keep_sections=fail "*) banner='Coherent DMA allocations from them will fail' ;;
+	*) banner='Coherent DMA buffers from them are CACHEABLE' ;;
+	esac
+	dmesg | grep -q "$banner" || t_fail "the banner does not say '$banner'" || return 1
+	t_eq "TAINT_USER" 1 "$(user_taint)"
+}
+
+# dma_cma_keep_sections=fail: what every kernel does since the series' first
+# patch when a remap fails: the allocation fails and its pages go back to
+# the area, the attributes the remap changed are put back (a second
+# counted failure over sections), and nothing is left cacheable under a
+# device.  The old series handed the buffer out.
+test_kept_sections_alloc_fails() {
+	bind_test_device cmadebug-fimc || t_fail "binding cmadebug-fimc failed" || return 1
+	failures=$(attr_stat dma-remap failures)
+	used=$(cat /sys/kernel/debug/cma/fimc-pool/used)
+	if echo 8192 >/sys/kernel/debug/dma-cma-test/cmadebug-fimc/alloc 2>/dev/null; then
+		t_fail "alloc 8192 from a section-mapped area succeeded"
+		return 1
+	fi
+	t_eq "dma-remap failures (the remap, then the restore)" $((failures + 2)) "$(attr_stat dma-remap failures)" || return 1
+	t_eq "fimc-pool used pages" "$used" "$(cat /sys/kernel/debug/cma/fimc-pool/used)" || return 1
+	t_eq "conflicts" 0 "$(count_of $LM/alias_check)"
 }
 
 test_kept_sections_buffer_reported() {
@@ -316,7 +341,8 @@ test_forced_split_counted() {
 	esac
 	sed 's/^/# /' $LM/splits
 	line=$(split_line forced $phys) || t_fail "no forced record at $phys" || return 1
-	t_eq "forced split" "$want" "size=${line#* size=}"
+	t_eq "forced split" "$want" "size=${line#* size=}" || return 1
+	t_eq "TAINT_USER after linear_map_split=" 1 "$(user_taint)"
 }
 
 # ptdump shows the forced range mapped with pages, and nothing bigger in it.
@@ -460,6 +486,10 @@ LM_UNSAFE_SECTIONS_TESTS="
 	test_layout_agrees_with_ptdump
 	test_kept_sections_buffer_reported
 	test_bad_split_parameter_rejected"
+LM_KEEP_SECTIONS_FAIL_TESTS="
+	test_kept_sections_not_split
+	test_layout_agrees_with_ptdump
+	test_kept_sections_alloc_fails"
 LM_NO_DEFAULT_CMA_TESTS="
 	test_remap_allocator_alias_found
 	test_layout_agrees_with_ptdump"

@@ -9,6 +9,7 @@
 . /tests/cma-inactive.sh
 . /tests/linear-map.sh
 . /tests/tlb.sh
+. /tests/stress.sh
 
 CMA=/sys/kernel/debug/cma
 DT=/sys/firmware/devicetree/base
@@ -102,6 +103,11 @@ test_cmadebug_events_parses_cma_formats() {
 		t_fail "cma_alloc_finish not listed with its fields"
 }
 
+# Runs first in the main suite: nothing has injected anything yet.
+test_kernel_untainted_at_boot() {
+	t_eq "/proc/sys/kernel/tainted" 0 "$(cat /proc/sys/kernel/tainted)"
+}
+
 test_bad_root_is_environment_error() {
 	cmadebug --root /proc/self areas 2>/tmp/err
 	rc=$?
@@ -126,6 +132,7 @@ esac
 case $suite in
 main)
 	run_ktap \
+		test_kernel_untainted_at_boot \
 		test_cma_debugfs_present \
 		test_cmadebug_areas_runs \
 		test_every_area_listed_as_kernel_reports \
@@ -143,10 +150,12 @@ main)
 	;;
 lowmem-cma) run_ktap $LM_LOWMEM_CMA_TESTS ;;
 unsafe-sections) run_ktap $LM_UNSAFE_SECTIONS_TESTS ;;
+keep-sections-fail) run_ktap $LM_KEEP_SECTIONS_FAIL_TESTS ;;
 no-default-cma) run_ktap $LM_NO_DEFAULT_CMA_TESTS ;;
 forced-split | forced-split-top) run_ktap $LM_FORCED_SPLIT_TESTS $lm_board_tests ;;
 forced-split-nomap) run_ktap $LM_FORCED_SPLIT_NOMAP_TESTS ;;
 inactive-pool) run_ktap $CMA_INACTIVE_TESTS ;;
+stress) run_ktap test_stress_workload ;;
 rodata-full) run_ktap $LM_RODATA_FULL_TESTS ;;
 tlb-icount | tlb-icount-split) run_ktap $TLB_TESTS ;;
 *) echo "cmadebug-guest: unknown cmadebug.suite=$suite" ;;

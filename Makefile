@@ -57,6 +57,19 @@ debug-test:
 		KCONFIG_DEBUG=1 scripts/qemu-run.sh $$a test main || rc=1; \
 	done; exit $$rc
 
+# The stress workload (tests/qemu/stress.sh) on the debug board with two
+# CPUs: DMA and debugfs allocations, every file read, alias_check walks,
+# injection toggled and a trace recording, all at once, for STRESS_SECONDS;
+# prints the operations done.  make check runs a minute of it.
+STRESS_SECONDS ?= 600
+STRESS_BOARDS ?= arm64
+stress:
+	@rc=0; for a in $(STRESS_BOARDS); do \
+		STRESS_SECONDS=$(STRESS_SECONDS) QEMU_TIMEOUT=$$(($(STRESS_SECONDS) + 300)) \
+			KCONFIG_DEBUG=1 scripts/qemu-run.sh $$a test stress || rc=1; \
+		grep -h '^stress: ' build/$$a-debug/console-test-stress.log | tr -d '\r'; \
+	done; exit $$rc
+
 demo: deps-if-missing
 	@scripts/qemu-run.sh arm demo
 
@@ -115,6 +128,7 @@ check: deps-if-missing
 	@$(MAKE) -s fuzz-gate
 	@$(MAKE) -s qemu-test
 	@$(MAKE) -s debug-test
+	@$(MAKE) -s stress STRESS_SECONDS=60
 	@$(MAKE) -s compare ARCH=arm
 
 # One self-contained HTML report (and a text summary) from cmadebug snapshots
@@ -172,5 +186,5 @@ clean:
 	@$(MAKE) -s -C tracepoints clean
 	rm -rf build
 
-.PHONY: all deps deps-if-missing deps-check-host cmadebug kernel-tree kernel-patches kernel debug-test \
+.PHONY: stress all deps deps-if-missing deps-check-host cmadebug kernel-tree kernel-patches kernel debug-test \
 	qemu-test demo fixtures unit unit-asan plugin-test fuzz-regress fuzz-gate fuzz pytest check-fast check report tlb-report compare bench checkpatch build-matrix install clean

@@ -9,6 +9,7 @@
  * recorded as a trace-cmd version 6 trace.dat (trace_dat.h), atomically.
  * report: the same summary from a trace.dat (trace_report.h).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -26,7 +27,7 @@
 #include "trace_record.h"
 #include "trace_report.h"
 
-#define TRACE_USAGE "record [-o FILE] [-d SECONDS | -- COMMAND [ARGS...]] | report FILE"
+#define TRACE_USAGE "record [-o FILE] [-m SIZE] [-d SECONDS | -- COMMAND [ARGS...]] | report FILE"
 
 /* The one global: set by the SIGINT/SIGTERM/SIGHUP handler. */
 static volatile sig_atomic_t stop_signal;
@@ -93,10 +94,9 @@ static void emit_causes(struct emit *e, const char *key,
 	emit_list_end(e);
 }
 
-/* The summary, text and JSON from the same calls. */
+/* The summary, text and JSON from the same calls; LIVE: a recording's. */
 static void emit_summary(struct emit *e, const struct trace_summary *s,
-			 const char *source, const char *const *missing,
-			 unsigned int nr_missing)
+			 const char *source, const struct trace_session *live)
 {
 	emit_object_begin(e, NULL);
 	emit_string(e, "source", "Source", source);
@@ -105,14 +105,18 @@ static void emit_summary(struct emit *e, const struct trace_summary *s,
 		  s->last_ts - s->first_ts);
 	emit_uint(e, "lost_events", "Lost events", FMT_DEC, s->lost);
 	emit_bool(e, "lost_unknown", "Lost events uncounted", s->lost_unknown);
-	if (missing) {
+	if (live) {
 		char text[256];
 
+		emit_uint(e, "max_bytes", "Kept at most", FMT_SIZE,
+			  live->max_bytes);
+		emit_bool(e, "capped", "Stopped keeping at the limit (rest lost)",
+			  live->capped);
 		emit_list_begin(e, "missing_events");
-		for (unsigned int i = 0; i < nr_missing; i++)
-			emit_string(e, NULL, NULL, missing[i]);
+		for (unsigned int i = 0; i < live->nr_missing; i++)
+			emit_string(e, NULL, NULL, live->missing[i]);
 		emit_list_end(e);
-		join_names(missing, nr_missing, text, sizeof(text));
+		join_names(live->missing, live->nr_missing, text, sizeof(text));
 		emit_string(e, NULL, "Missing events", text);
 	}
 
@@ -215,8 +219,8 @@ static void emit_summary(struct emit *e, const struct trace_summary *s,
 }
 
 static int summarize_and_emit(struct cmd_ctx *ctx, struct trace_recs *r,
-			      const char *source, const char *const *missing,
-			      unsigned int nr_missing)
+			      const char *source,
+			      const struct trace_session *live)
 {
 	struct trace_summary s;
 
@@ -224,7 +228,7 @@ static int summarize_and_emit(struct cmd_ctx *ctx, struct trace_recs *r,
 		err_msg("out of memory");
 		return EXIT_ENV;
 	}
-	emit_summary(ctx->out, &s, source, missing, nr_missing);
+	emit_summary(ctx->out, &s, source, live);
 	trace_summary_free(&s);
 	return EXIT_OK;
 }
@@ -295,12 +299,38 @@ out:
 struct record_args {
 	const char *output;
 	uint64_t seconds;	/* 0: until COMMAND ends or a signal */
+	uint64_t max_bytes;	/* of trace data kept */
 	char **command;		/* NULL-terminated, or NULL */
 };
+
+/* What a recording keeps unless -m says otherwise. */
+#define TRACE_DEFAULT_MAX_MIB	64
+#define TRACE_MAX_MIB		(1024 * 1024)
+
+/* "64", "64M", "1G" (MiB unless G): 1 MiB to 1 TiB (below 4 GiB on 32-bit), in bytes. */
+static int parse_max_size(const char *s, uint64_t *bytes)
+{
+	size_t len = strlen(s);
+	uint64_t mib, scale = 1;
+
+	if (len && (s[len - 1] == 'M' || s[len - 1] == 'm')) {
+		len--;
+	} else if (len && (s[len - 1] == 'G' || s[len - 1] == 'g')) {
+		len--;
+		scale = 1024;
+	}
+	if (!len || !isdigit((unsigned char)s[0]) || parse_u64(s, len, &mib) ||
+	    !mib || mib > TRACE_MAX_MIB / scale ||
+	    mib * scale > SIZE_MAX / (1024 * 1024))	/* 32-bit: below 4G */
+		return -EINVAL;
+	*bytes = mib * scale * 1024 * 1024;
+	return 0;
+}
 
 static int parse_record_args(int argc, char **argv, struct record_args *a)
 {
 	memset(a, 0, sizeof(*a));
+	a->max_bytes = (uint64_t)TRACE_DEFAULT_MAX_MIB * 1024 * 1024;
 	for (int i = 2; i < argc; i++) {
 		const char *s = argv[i];
 
@@ -329,6 +359,15 @@ static int parse_record_args(int argc, char **argv, struct record_args *a)
 		}
 		if (!strcmp(s, "-d") || !strcmp(s, "--duration")) {
 			err_msg("trace record: %s needs a number of seconds from 1 to 86400", s);
+			return EXIT_USAGE;
+		}
+		if ((!strcmp(s, "-m") || !strcmp(s, "--max-size")) &&
+		    i + 1 < argc && !parse_max_size(argv[i + 1], &a->max_bytes)) {
+			i++;
+			continue;
+		}
+		if (!strcmp(s, "-m") || !strcmp(s, "--max-size")) {
+			err_msg("trace record: %s needs a size from 1M to 1024G (MiB unless G; below 4G on 32-bit)", s);
 			return EXIT_USAGE;
 		}
 		err_msg("trace record: unexpected argument '%s' (see 'cmadebug trace --help')",
@@ -499,6 +538,7 @@ static int trace_record(struct cmd_ctx *ctx, int argc, char **argv)
 	for (unsigned int i = 0; i < ARRAY_SIZE(sigs); i++)
 		sigaction(sigs[i], &sa, &old[i]);
 	ret = trace_session_start(&sess, &sr, ctx->verbose);
+	sess.max_bytes = (size_t)a.max_bytes;
 	if (!ret && sess.nr_missing) {
 		char text[256];
 
@@ -510,13 +550,15 @@ static int trace_record(struct cmd_ctx *ctx, int argc, char **argv)
 	ret = record_loop(&sess, &a, ctx->verbose, &status);
 	if (!ret)
 		ret = trace_session_stop(&sess);
+	if (!ret && sess.capped)
+		err_msg("trace record: kept the first %llu MiB of events (-m); the kernel's count of those after them is in the lost events",
+			(unsigned long long)(sess.max_bytes >> 20));
 	if (!ret)
 		ret = trace_session_records(&sess, &recs);
 	if (!ret && a.output)
 		ret = write_dat(&sess, a.output);
 	if (!ret)
-		ret = summarize_and_emit(ctx, &recs, "live", sess.missing,
-					 sess.nr_missing);
+		ret = summarize_and_emit(ctx, &recs, "live", &sess);
 	if (!ret) {
 		fflush(stdout);
 		ret = command_failure(&a, status);
@@ -554,7 +596,7 @@ static int trace_report(struct cmd_ctx *ctx, int argc, char **argv)
 	ret = trace_report_load(file, &recs);
 	if (ret)
 		return ret;
-	ret = summarize_and_emit(ctx, &recs, file, NULL, 0);
+	ret = summarize_and_emit(ctx, &recs, file, NULL);
 	trace_recs_free(&recs);
 	return ret;
 }

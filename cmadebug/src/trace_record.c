@@ -30,17 +30,17 @@ static const char *const expected[] = {
 	"linear_map:linear_map_split", "linear_map:linear_map_attr_change",
 };
 
-int trace_stats_lost(const char *buf, size_t len, uint64_t *lost)
+/* The sum of the KEYS' values in a per_cpu/cpuN/stats text; how many found. */
+static int stats_sum(const char *buf, size_t len, const char *const *keys,
+		     unsigned int nr_keys, uint64_t *sum, unsigned int *found)
 {
-	static const char *const keys[] = { "overrun:", "commit overrun:",
-					    "dropped events:" };
 	const char *p = buf, *end = buf + len, *line;
 	size_t n;
-	unsigned int found = 0;
 
-	*lost = 0;
+	*sum = 0;
+	*found = 0;
 	while (next_line(&p, end, &line, &n)) {
-		for (unsigned int k = 0; k < ARRAY_SIZE(keys); k++) {
+		for (unsigned int k = 0; k < nr_keys; k++) {
 			size_t kl = strlen(keys[k]);
 			uint64_t v;
 
@@ -48,11 +48,32 @@ int trace_stats_lost(const char *buf, size_t len, uint64_t *lost)
 				continue;
 			if (parse_u64(line + kl, n - kl, &v))
 				return -EINVAL;
-			*lost += v;
-			found++;
+			*sum += v;
+			(*found)++;
 		}
 	}
+	return 0;
+}
+
+int trace_stats_lost(const char *buf, size_t len, uint64_t *lost)
+{
+	static const char *const keys[] = { "overrun:", "commit overrun:",
+					    "dropped events:" };
+	unsigned int found;
+
+	if (stats_sum(buf, len, keys, ARRAY_SIZE(keys), lost, &found))
+		return -EINVAL;
 	return found ? 0 : -EINVAL;
+}
+
+int trace_stats_unread(const char *buf, size_t len, uint64_t *unread)
+{
+	static const char *const keys[] = { "entries:" };
+	unsigned int found;
+
+	if (stats_sum(buf, len, keys, ARRAY_SIZE(keys), unread, &found))
+		return -EINVAL;
+	return found == 1 ? 0 : -EINVAL;
 }
 
 int trace_formats_load_system(const struct sysroot *sr, const char *system,
@@ -245,6 +266,17 @@ int trace_session_drain(struct trace_session *s)
 		while (b->fd >= 0) {
 			ssize_t n;
 
+			/*
+			 * Past the limit the pages stay in the kernel, which
+			 * overwrites and counts them: memory stays bounded
+			 * whatever the event rate (debug_pagealloc makes one
+			 * linear-map event per page allocated or freed).
+			 */
+			if (s->max_bytes &&
+			    s->kept + s->page_size > s->max_bytes) {
+				s->capped = true;
+				return 0;
+			}
 			if (b->len + s->page_size > b->cap) {
 				size_t cap = b->cap ? b->cap * 2 : 16 * s->page_size;
 				unsigned char *d = realloc(b->data, cap);
@@ -271,6 +303,7 @@ int trace_session_drain(struct trace_session *s)
 			/* A short read is a whole page whose tail is unused. */
 			memset(b->data + b->len + n, 0, s->page_size - (size_t)n);
 			b->len += s->page_size;
+			s->kept += s->page_size;
 		}
 	}
 	return 0;
@@ -289,7 +322,7 @@ int trace_session_stop(struct trace_session *s)
 		return ret;
 	for (unsigned int c = 0; c < s->nr_cpus; c++) {
 		char file[64];
-		uint64_t lost;
+		uint64_t lost, unread = 0;
 		int size = 0;
 
 		if (s->cpu[c].fd < 0)
@@ -297,12 +330,15 @@ int trace_session_stop(struct trace_session *s)
 		snprintf(file, sizeof(file), "per_cpu/cpu%u/stats", c);
 		s->cpu[c].stats = tracefs_instance_file_read(s->inst, file, &size);
 		if (!s->cpu[c].stats ||
-		    trace_stats_lost(s->cpu[c].stats, (size_t)size, &lost)) {
+		    trace_stats_lost(s->cpu[c].stats, (size_t)size, &lost) ||
+		    (s->capped && trace_stats_unread(s->cpu[c].stats,
+						     (size_t)size, &unread))) {
 			err_msg("trace record: cannot read the lost-event counts in %s of instance %s",
 				file, s->name);
 			return EXIT_ENV;
 		}
-		s->lost += lost;
+		/* Left in the buffer because of the limit: lost as well. */
+		s->lost += lost + (s->capped ? unread : 0);
 	}
 	return 0;
 }

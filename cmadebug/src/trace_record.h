@@ -3,7 +3,8 @@
  * Recording on the live system: a private tracefs instance
  * (instances/cmadebug-<pid>), the CMA, linear-map and migration events
  * enabled in it only, its per-CPU trace_pipe_raw drained into memory page by
- * page.  The user's own tracing (the top-level buffer, other instances) is
+ * page, up to max_bytes in all; what the kernel buffered past that is
+ * counted as lost, never kept.  The user's own tracing (the top-level buffer, other instances) is
  * not touched; the instance is removed by trace_session_destroy().
  */
 #ifndef CMADEBUG_TRACE_RECORD_H
@@ -40,6 +41,9 @@ struct trace_session {
 	const char *missing[TRACE_MISSING_MAX];
 	unsigned int nr_missing;
 	uint64_t lost;			/* overrun + dropped, from the stats */
+	size_t max_bytes;		/* kept at most, all CPUs; 0: no limit */
+	size_t kept;			/* drained so far, all CPUs */
+	bool capped;			/* max_bytes reached: the rest is lost */
 };
 
 /*
@@ -50,9 +54,15 @@ struct trace_session {
  */
 int trace_session_start(struct trace_session *s, const struct sysroot *sr,
 			bool verbose);
-/* Moves what the kernel has buffered into memory.  0 or an exit code. */
+/*
+ * Moves what the kernel has buffered into memory, up to max_bytes (set it
+ * after trace_session_start()).  0 or an exit code.
+ */
 int trace_session_drain(struct trace_session *s);
-/* Stops tracing, drains, reads the lost-event counts.  0 or an exit code. */
+/*
+ * Stops tracing, drains, reads the lost-event counts (with the events left
+ * unread when capped).  0 or an exit code.
+ */
 int trace_session_stop(struct trace_session *s);
 /* The records of the drained pages, sorted by time.  0 or an exit code. */
 int trace_session_records(const struct trace_session *s,
@@ -62,6 +72,8 @@ void trace_session_destroy(struct trace_session *s);
 
 /* Parser: lost events in a per_cpu/cpuN/stats text (overrun, commit overrun, dropped). */
 int trace_stats_lost(const char *buf, size_t len, uint64_t *lost);
+/* Parser: events still in the buffer (entries:) in a per_cpu/cpuN/stats text. */
+int trace_stats_unread(const char *buf, size_t len, uint64_t *unread);
 
 /* Every format file of SYSTEM under SR's tracefs into F; -ENOENT if absent. */
 int trace_formats_load_system(const struct sysroot *sr, const char *system,

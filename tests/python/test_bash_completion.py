@@ -46,7 +46,7 @@ def test_framework_present():
     ("cmadebug a", ["alias", "areas"]),
     ("cmadebug --js", ["--json"]),
     ("cmadebug trace ", ["--help", "record", "report"]),
-    ("cmadebug trace record -", ["--", "--duration", "--help", "--output", "-d", "-o"]),
+    ("cmadebug trace record -", ["--", "--duration", "--help", "--max-size", "--output", "-d", "-m", "-o"]),
     ("cmadebug tlb --ru", ["--runs"]),
     ("cmadebug tlb --events l2", ["l2d_tlb_refill"]),
     ("cmadebug snapshot --o", ["--output"]),

@@ -508,3 +508,17 @@ def test_stats_columns_follow_their_labels(cmadebug_bin, tmp_path):
     assert by_area["reserved"]["RETRIES"] == "-"
     assert by_area["reserved"]["LAST_FAILURE_NS"] == "911533888"
     assert by_area["reserved"]["NO_SPACE"] == "1" and by_area["fimc-pool"]["RETRIES"] == "0"
+
+
+@pytest.mark.parametrize("size", ["0", "5X", "-1", "M", "1025G", "99999999999999999999"])
+def test_trace_record_refuses_a_bad_max_size(cmadebug_bin, size):
+    """-m is parsed before anything is recorded: one line, the usage status."""
+    res = run(cmadebug_bin, "trace", "record", "-m", size, "-d", "1")
+    assert res.returncode == 1, res.stderr
+    assert res.stderr.splitlines() == [
+        "cmadebug: trace record: -m needs a size from 1M to 1024G (MiB unless G; below 4G on 32-bit)"]
+
+
+def test_trace_record_max_size_needs_a_value(cmadebug_bin):
+    res = run(cmadebug_bin, "trace", "record", "--max-size")
+    assert res.returncode == 1 and len(res.stderr.splitlines()) == 1, res.stderr

@@ -90,7 +90,7 @@ test_stress_workload() {
 		[ "$n" = fimc-pool ] || echo $n
 	done | head -n 1)
 
-	cmadebug trace record -o $STRESS/trace.dat -- sleep "$seconds" >$STRESS/trace.out 2>&1 &
+	cmadebug --json trace record -o $STRESS/trace.dat -- sleep "$seconds" >$STRESS/trace.json 2>$STRESS/trace.err &
 	trace_pid=$!
 	workers="dma_fimc_a dma_fimc_b dma_plain cma_debugfs readers alias_check inject"
 	stress_worker dma_fimc_a stress_dma cmadebug-fimc &
@@ -120,8 +120,17 @@ test_stress_workload() {
 		esac
 		total=$((total + $1 + $2))
 	done
-	sed 's/^/# trace: /' $STRESS/trace.out
+	sed 's/^/# trace: /' $STRESS/trace.err
+	grep -E '"(records|lost_events|max_bytes|capped)"' $STRESS/trace.json | sed 's/^ */# trace: /'
 	t_eq "cmadebug trace record exit status" 0 $trace_rc || return 1
+	# debug_pagealloc: an event per page allocated and freed, far more than
+	# the default 64 MiB; the recorder once held them all and was OOM-killed
+	case " $(cat /proc/cmdline) " in
+	*" debug_pagealloc=on "*)
+		grep -q '"capped": true' $STRESS/trace.json || t_fail "the recording was not capped" || return 1
+		grep -q '"lost_events": [1-9]' $STRESS/trace.json || t_fail "capped, but no events counted as lost" || return 1
+		;;
+	esac
 	summary=$(for w in $workers; do cat $STRESS/$w; done | tr '\n' ',')
 	echo "stress: $total operations in $seconds s on $cpus CPUs: ${summary%,}"
 }

@@ -5,6 +5,7 @@
  * Prints one line per failure and a closing "N passed, N failed".
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -175,6 +175,77 @@ static void test_trace_stats_lost(struct results *r)
 	      "a bad number is refused");
 }
 
+static void test_trace_stats_unread(struct results *r)
+{
+	static const char stats[] = "entries: 3\noverrun: 2\nread events: 9\n";
+	uint64_t unread = 0;
+
+	r->test = "trace_stats_unread";
+	CHECK(r, !trace_stats_unread(stats, sizeof(stats) - 1, &unread) &&
+		 unread == 3, "entries: 3, got %llu", (unsigned long long)unread);
+	CHECK(r, trace_stats_unread("overrun: 1\n", 11, &unread) == -EINVAL,
+	      "stats without entries: are refused");
+}
+
+/*
+ * The drain stops at max_bytes across all CPUs and says so; the pages past
+ * it stay where the kernel would keep (and count) them.  Pipes stand in for
+ * trace_pipe_raw: the drain only reads them page by page.
+ */
+static void test_trace_drain_capped(struct results *r)
+{
+	enum { PAGE = 4096, PAGES_PER_CPU = 5, CAP_PAGES = 6 };
+	struct trace_cpu_buf cpu[2];
+	struct trace_session s;
+	unsigned char page[PAGE];
+	int fds[2][2] = { { -1, -1 }, { -1, -1 } };
+	size_t left = 0;
+
+	r->test = "trace_session_drain capped";
+	memset(&s, 0, sizeof(s));
+	memset(cpu, 0, sizeof(cpu));
+	memset(page, 0xa5, sizeof(page));
+	for (unsigned int c = 0; c < 2; c++) {
+		if (pipe2(fds[c], O_NONBLOCK)) {
+			CHECK(r, 0, "pipe2: %s", strerror(errno));
+			goto out;
+		}
+		for (unsigned int p = 0; p < PAGES_PER_CPU; p++)
+			if (write(fds[c][1], page, PAGE) != PAGE) {
+				CHECK(r, 0, "filling the pipe: %s", strerror(errno));
+				goto out;
+			}
+		cpu[c].fd = fds[c][0];
+	}
+	s.nr_cpus = 2;
+	s.cpu = cpu;
+	s.page_size = PAGE;
+	s.max_bytes = CAP_PAGES * PAGE;
+	CHECK(r, !trace_session_drain(&s), "drain returns 0");
+	CHECK(r, s.capped, "capped at %d pages", CAP_PAGES);
+	CHECK(r, s.kept == CAP_PAGES * PAGE && cpu[0].len + cpu[1].len == s.kept,
+	      "kept %zu bytes, cpu0 %zu + cpu1 %zu", s.kept, cpu[0].len,
+	      cpu[1].len);
+	CHECK(r, !trace_session_drain(&s) && s.kept == CAP_PAGES * PAGE,
+	      "a later drain keeps nothing more");
+	for (unsigned int c = 0; c < 2; c++) {
+		ssize_t n;
+
+		while ((n = read(fds[c][0], page, PAGE)) > 0)
+			left += (size_t)n;
+	}
+	CHECK(r, left == (2 * PAGES_PER_CPU - CAP_PAGES) * PAGE,
+	      "%zu bytes left unread for the kernel to count", left);
+out:
+	for (unsigned int c = 0; c < 2; c++) {
+		if (fds[c][0] >= 0)
+			close(fds[c][0]);
+		if (fds[c][1] >= 0)
+			close(fds[c][1]);
+		free(cpu[c].data);
+	}
+}
+
 /* A tep over the captured format files of FIXTURE. */
 static struct tep_handle *fixture_tep(const char *fixtures, const char *name,
 				      struct trace_formats *f)
@@ -578,6 +649,8 @@ static void test_trace_all(struct results *r, const char *fixtures)
 {
 	test_trace_summary(r);
 	test_trace_stats_lost(r);
+	test_trace_stats_unread(r);
+	test_trace_drain_capped(r);
 	test_trace_fixture_records(r, fixtures, "qemu-arm", 4);
 	test_trace_fixture_records(r, fixtures, "qemu-arm64", 8);
 	test_trace_damaged_pages(r, fixtures, "qemu-arm", 4);

@@ -57,6 +57,18 @@ debug-test:
 		KCONFIG_DEBUG=1 scripts/qemu-run.sh $$a test main || rc=1; \
 	done; exit $$rc
 
+# Boards that real kernels look like, as kernel variants (lib.sh
+# config_fragments, KERNEL_VARIANT): arm with LPAE (3-level tables, 2 MiB
+# blocks); the suites that look at the linear map's shape.
+VARIANT_BOARDS ?= arm:lpae
+VARIANT_SUITES ?= main lowmem-cma forced-split keep-sections-fail
+variant-test:
+	@rc=0; for b in $(VARIANT_BOARDS); do \
+		for s in $(VARIANT_SUITES); do \
+			KERNEL_VARIANT=$${b#*:} scripts/qemu-run.sh $${b%%:*} test $$s || rc=1; \
+		done; \
+	done; exit $$rc
+
 # The stress workload (tests/qemu/stress.sh) on the debug board with two
 # CPUs: DMA and debugfs allocations, every file read, alias_check walks,
 # injection toggled and a trace recording, all at once, for STRESS_SECONDS;
@@ -129,6 +141,7 @@ check: deps-if-missing
 	@$(MAKE) -s qemu-test
 	@$(MAKE) -s debug-test
 	@$(MAKE) -s stress STRESS_SECONDS=60
+	@$(MAKE) -s variant-test
 	@$(MAKE) -s compare ARCH=arm
 
 # One self-contained HTML report (and a text summary) from cmadebug snapshots
@@ -186,5 +199,5 @@ clean:
 	@$(MAKE) -s -C tracepoints clean
 	rm -rf build
 
-.PHONY: stress all deps deps-if-missing deps-check-host cmadebug kernel-tree kernel-patches kernel debug-test \
+.PHONY: stress variant-test all deps deps-if-missing deps-check-host cmadebug kernel-tree kernel-patches kernel debug-test \
 	qemu-test demo fixtures unit unit-asan plugin-test fuzz-regress fuzz-gate fuzz pytest check-fast check report tlb-report compare bench checkpatch build-matrix install clean

@@ -32,29 +32,43 @@ kmake() {
 }
 
 # Every line of every fragment must survive olddefconfig: a dependency that
-# silently dropped an option would make the tests lie.
+# silently dropped an option would make the tests lie.  A later fragment
+# overrides an earlier one (arm-lpae.config turns on what arm.config turns
+# off), as merge_config.sh does.
 verify_config() {
 	local frag line sym bad=0
+	local -A want from
 	while read -r frag; do
 		while read -r line; do
 			case $line in
-			CONFIG_*=*)
-				grep -qxF "$line" "$obj/.config" || {
-					echo "cmadebug: $(basename "$frag"): '$line' did not stick; .config has: $(grep -E "^(# )?${line%%=*}[= ]" "$obj/.config" || echo 'nothing')" >&2
-					bad=1
-				}
-				;;
+			CONFIG_*=*) sym=${line%%=*} ;;
 			"# CONFIG_"*" is not set")
 				sym=${line#\# }
 				sym=${sym%% *}
-				if grep -q "^$sym=" "$obj/.config"; then
-					echo "cmadebug: $(basename "$frag"): $sym should be off but is on" >&2
-					bad=1
-				fi
 				;;
+			*) continue ;;
 			esac
+			want[$sym]=$line
+			from[$sym]=$(basename "$frag")
 		done <"$frag"
 	done < <(config_fragments "$arch")
+	for sym in "${!want[@]}"; do
+		line=${want[$sym]}
+		case $line in
+		CONFIG_*=*)
+			grep -qxF "$line" "$obj/.config" || {
+				echo "cmadebug: ${from[$sym]}: '$line' did not stick; .config has: $(grep -E "^(# )?$sym[= ]" "$obj/.config" || echo 'nothing')" >&2
+				bad=1
+			}
+			;;
+		*)
+			if grep -q "^$sym=" "$obj/.config"; then
+				echo "cmadebug: ${from[$sym]}: $sym should be off but is on" >&2
+				bad=1
+			fi
+			;;
+		esac
+	done
 	return $bad
 }
 

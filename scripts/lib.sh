@@ -51,11 +51,16 @@ kernel_base_version() {
 	dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null || echo unknown
 }
 
-# The Kconfig fragments merged over tinyconfig, in order.  debug.config (lockdep
-# and friends, slow under TCG) only with KCONFIG_DEBUG=1.
+# The Kconfig fragments merged over tinyconfig, in order.  With
+# KERNEL_VARIANT=NAME also <arch>-NAME.config (a board that real kernels
+# look like: arm-lpae, arm64-64k); debug.config (lockdep and friends, slow
+# under TCG) only with KCONFIG_DEBUG=1.
 config_fragments() {
 	echo "$TOP/kernel-patches/configs/common.config"
 	echo "$TOP/kernel-patches/configs/$1.config"
+	if [ -n "${KERNEL_VARIANT:-}" ]; then
+		echo "$TOP/kernel-patches/configs/$1-$KERNEL_VARIANT.config"
+	fi
 	if [ "${KCONFIG_DEBUG:-0}" = 1 ]; then
 		echo "$TOP/kernel-patches/configs/debug.config"
 	fi
@@ -78,9 +83,10 @@ kernel_build_hash() {
 	} | sha256sum | cut -c1-16
 }
 
-# The kernel's name in the cache: ARCH, ARCH-debug with KCONFIG_DEBUG=1.
+# The kernel's name in the cache: ARCH, then -VARIANT with KERNEL_VARIANT,
+# then -debug with KCONFIG_DEBUG=1 (arm-lpae, arm64-debug).
 kernel_flavour() {
-	echo "$1$([ "${KCONFIG_DEBUG:-0}" = 1 ] && echo -debug)"
+	echo "$1${KERNEL_VARIANT:+-$KERNEL_VARIANT}$([ "${KCONFIG_DEBUG:-0}" = 1 ] && echo -debug)"
 }
 
 kernel_dir_for() {

@@ -20,11 +20,19 @@ layout_kb() {
 	awk -v k="$1:" '$1 == k { print $2 }' "${2:-$LM/layout}"
 }
 
+# arm_block_mib: the arm linear map's block size in MiB: 2 with LPAE (the
+# layout names DirectMap2M), else 1 (classic 1 MiB sections).
+arm_block_mib() {
+	if grep -q '^DirectMap2M:' $LM/layout; then echo 2; else echo 1; fi
+}
+
 # ptdump_linear_kb: "SIZE KB" for each entry size in ptdump's linear-map
 # section, classified the way layout names sizes; entries in the tables but
 # not valid (arm64 prints them with F: KFENCE's guard pages) as "np".
 ptdump_linear_kb() {
-	awk -v arch=$LM_ARCH '
+	block=1M
+	[ "$LM_ARCH" = arm ] && block=$(arm_block_mib)M
+	awk -v arch=$LM_ARCH -v block=$block '
 	/^---\[/ {
 		inlin = (arch == "arm" && /Kernel Mapping/) || (arch == "arm64" && /Linear Mapping start/)
 		next
@@ -34,7 +42,7 @@ ptdump_linear_kb() {
 		n = $2; unit = substr(n, length(n)); n = substr(n, 1, length(n) - 1)
 		kb = n * (unit == "K" ? 1 : unit == "M" ? 1024 : unit == "G" ? 1048576 : 0)
 		if (arch == "arm") {
-			cls = ($3 == "PTE") ? "4k" : "1M"
+			cls = ($3 == "PTE") ? "4k" : block
 		} else {
 			if ($0 !~ /MEM\/|DEVICE\//) next
 			con = / CON /
@@ -118,7 +126,8 @@ test_private_pool_split_at_boot() {
 	base=$(printf '0x%x' $(($(cat /sys/kernel/debug/cma/fimc-pool/base_pfn) * 4096)))
 	sed 's/^/# /' $LM/splits
 	line=$(split_line cma-remap $base) || t_fail "no cma-remap record at phys=$base" || return 1
-	t_eq "fimc-pool split" "size=$((16 * MIB)) from=1M to=4k count=16" "size=${line#* size=}"
+	b=$(arm_block_mib)
+	t_eq "fimc-pool split" "size=$((16 * MIB)) from=${b}M to=4k count=$((16 / b))" "size=${line#* size=}"
 }
 
 test_cmadebug_alias_clean_board_exits_0() {
@@ -237,12 +246,14 @@ test_noncoherent_buffer_alias_found() {
 		"linear=[^ ]* linear_type=MEM/NORMAL[^ ]* alias=[^ ]* alias_type=MEM/NORMAL-NC region=vmalloc .* cma=fimc-pool$"
 }
 
-# arm, cma=32M@0x50000000: exactly 32 sections split for the default area.
+# arm, cma=32M@0x50000000: exactly 32 sections (16 LPAE blocks) split for the
+# default area.
 test_lowmem_cma_area_split() {
 	sed 's/^/# /' $LM/splits
 	line=$(split_line cma-remap 0x50000000) || t_fail "no cma-remap record at 0x50000000" || return 1
-	t_eq "reserved split" "size=$((32 * MIB)) from=1M to=4k count=32" "size=${line#* size=}" || return 1
-	t_eq "cma-remap total (reserved + fimc-pool)" 48 \
+	b=$(arm_block_mib)
+	t_eq "reserved split" "size=$((32 * MIB)) from=${b}M to=4k count=$((32 / b))" "size=${line#* size=}" || return 1
+	t_eq "cma-remap total (reserved + fimc-pool)" $((48 / b)) \
 		"$(sed -n 's/^total cause=cma-remap count=//p' $LM/splits)"
 }
 
@@ -336,7 +347,7 @@ test_forced_split_counted() {
 	forced_range
 	phys=$FORCED_PHYS
 	case $LM_ARCH in
-	arm) want="size=$((FORCED_MIB * MIB)) from=1M to=4k count=$FORCED_MIB" ;;
+	arm) b=$(arm_block_mib) && want="size=$((FORCED_MIB * MIB)) from=${b}M to=4k count=$((FORCED_MIB / b))" ;;
 	arm64) want="size=$((FORCED_MIB * MIB)) from=2M to=4k count=$((FORCED_MIB / 2))" ;;
 	esac
 	sed 's/^/# /' $LM/splits
@@ -413,11 +424,35 @@ test_walk_runs_over_range() {
 	[ "${ns%% *}" -gt 0 ] || t_fail "elapsed_ns is ${ns%% *}"
 }
 
+# A walk of 2^32 accesses runs for hours under TCG: SIGKILL must end it
+# between stretches (the old walker ran to the end), and the killed run
+# must not replace the last finished one.
+test_walk_ends_on_sigkill() {
+	before=$(cat $LM/walk)
+	sh -c "echo 'start=$WALK_START pages=16 accesses=4294967296' >$LM/walk" &
+	pid=$!
+	sleep 1
+	kill -9 $pid
+	i=0
+	# a zombie has ended its write; /proc/PID goes when it is reaped
+	while [ $i -lt 100 ] && [ -e /proc/$pid ] &&
+		[ "$(cut -d ' ' -f 3 /proc/$pid/stat 2>/dev/null)" != Z ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	if [ -e /proc/$pid ] && [ "$(cut -d ' ' -f 3 /proc/$pid/stat 2>/dev/null)" != Z ]; then
+		t_fail "the walk still runs 10 s after SIGKILL"
+		return 1
+	fi
+	wait $pid
+	t_eq "last walk after the killed one" "$before" "$(cat $LM/walk)"
+}
+
 # arm forced-split suite: dma_cma_keep_sections=1 is malformed, so ignored.
 test_malformed_keep_sections_ignored() {
 	dmesg | grep -q "Malformed early option 'dma_cma_keep_sections'" ||
 		t_fail "no boot message for dma_cma_keep_sections=1" || return 1
-	t_eq "cma-remap total (fimc-pool split as usual)" 16 \
+	t_eq "cma-remap total (fimc-pool split as usual)" $((16 / $(arm_block_mib))) \
 		"$(sed -n 's/^total cause=cma-remap count=//p' $LM/splits)"
 }
 
@@ -468,6 +503,7 @@ LM_MAIN_TESTS="
 	test_alias_check_during_alloc_free
 	test_walk_rejects_bad_input
 	test_walk_runs_over_range
+	test_walk_ends_on_sigkill
 	test_cmadebug_splits_agrees_with_kernel
 	test_cmadebug_alias_exit_status"
 LM_ARM_MAIN_TESTS="

@@ -163,6 +163,33 @@ suite_dts() {
 	esac
 }
 
+# What a kernel variant (KERNEL_VARIANT, config_fragments) needs of the
+# board: 64 KiB pages make pageblocks, and so CMA's alignment, 512 MiB.
+variant_qemu_args() {
+	case $1:${KERNEL_VARIANT:-} in
+	arm64:64k) echo "-m 2048" ;;
+	*) echo "" ;;
+	esac
+}
+
+variant_cmdline() {
+	case $1:${KERNEL_VARIANT:-} in
+	arm64:64k) echo "cma=512M" ;;
+	*) echo "" ;;
+	esac
+}
+
+# variant_suites ARCH VARIANT: the suites make variant-test boots (the ones
+# that look at the linear map's shape; the 64k board's 16 MiB fimc-pool
+# cannot be a CMA area, so not its main suite).
+variant_suites() {
+	case $1:$2 in
+	arm:lpae) echo main lowmem-cma forced-split keep-sections-fail ;;
+	arm64:64k) echo rodata-full forced-split ;;
+	*) die "no kernel variant '$2' for $1" ;;
+	esac
+}
+
 # suite_qemu_args ARCH SUITE: what the suite adds to QEMU's arguments.
 # -icount shift=0: one guest instruction per virtual ns, and the arm64 PMU
 # counts instructions (exactly).

@@ -40,7 +40,7 @@ mkdir -p "$out"
 # BOARD_DTS picks a variant; a suite may name its own (lib.sh suite_dts)
 [ -n "${BOARD_DTS:-}" ] || BOARD_DTS=$(suite_dts "$arch" "$suite")
 export BOARD_DTS
-BOARD_QEMU_ARGS=$(suite_qemu_args "$arch" "$suite")
+BOARD_QEMU_ARGS="$(suite_qemu_args "$arch" "$suite") $(variant_qemu_args "$arch")"
 export BOARD_QEMU_ARGS
 dtb=$("$TOP/scripts/board-dtb.sh" "$arch" "$out")
 initrd=$("$TOP/scripts/initramfs.sh" "$arch" "$out")
@@ -59,7 +59,7 @@ console_tail() {
 
 note "booting $arch ($(basename "$kdir")) in mode $mode${extra:+, suite $suite}; console: $log"
 qemu_args=("${board[@]}" -kernel "$image" -dtb "$dtb" -initrd "$initrd"
-	-append "$BOARD_CMDLINE cmadebug.mode=$mode cmadebug.suite=$suite $extra ${EXTRA_CMDLINE:-}"
+	-append "$BOARD_CMDLINE $(variant_cmdline "$arch") cmadebug.mode=$mode cmadebug.suite=$suite $extra ${EXTRA_CMDLINE:-}"
 	-display none -nodefaults -serial stdio -no-reboot)
 # shellcheck disable=SC2206
 qemu_args+=(${QEMU_EXTRA_ARGS:-} $BOARD_QEMU_ARGS)

@@ -26,13 +26,33 @@ arm_block_mib() {
 	if grep -q '^DirectMap2M:' $LM/layout; then echo 2; else echo 1; fi
 }
 
+# lm_level N: the layout's name of the Nth entry size, largest first (arm64:
+# 1 PUD, 2 contiguous PMD, 3 PMD, 4 contiguous PTE, 5 PTE; "1G 32M 2M 64k 4k"
+# with 4 KiB pages, "4T 16G 512M 2M 64k" with 64 KiB).
+lm_level() {
+	awk '$1 ~ /^DirectMap/ { sub(/^DirectMap/, "", $1); sub(/:$/, "", $1); print $1 }' $LM/layout |
+		sed -n "${1}p"
+}
+
+# size_mib NAME: an entry size's name ("2M", "512M", "1G", "4T") in MiB.
+size_mib() {
+	case $1 in
+	*T) echo $((${1%T} * 1024 * 1024)) ;;
+	*G) echo $((${1%G} * 1024)) ;;
+	*M) echo ${1%M} ;;
+	esac
+}
+
 # ptdump_linear_kb: "SIZE KB" for each entry size in ptdump's linear-map
 # section, classified the way layout names sizes; entries in the tables but
 # not valid (arm64 prints them with F: KFENCE's guard pages) as "np".
 ptdump_linear_kb() {
 	block=1M
 	[ "$LM_ARCH" = arm ] && block=$(arm_block_mib)M
-	awk -v arch=$LM_ARCH -v block=$block '
+	levels=""
+	[ "$LM_ARCH" = arm64 ] && levels="$(lm_level 1) $(lm_level 2) $(lm_level 3) $(lm_level 4) $(lm_level 5)"
+	awk -v arch=$LM_ARCH -v block=$block -v levels="$levels" '
+	BEGIN { split(levels, lv, " ") }
 	/^---\[/ {
 		inlin = (arch == "arm" && /Kernel Mapping/) || (arch == "arm64" && /Linear Mapping start/)
 		next
@@ -47,9 +67,9 @@ ptdump_linear_kb() {
 			if ($0 !~ /MEM\/|DEVICE\//) next
 			con = / CON /
 			if ($4 == "F") cls = "np"
-			else if ($3 == "PUD") cls = "1G"
-			else if ($3 == "PMD") cls = con ? "32M" : "2M"
-			else cls = con ? "64k" : "4k"
+			else if ($3 == "PUD" || $3 == "PGD") cls = lv[1]
+			else if ($3 == "PMD") cls = con ? lv[2] : lv[3]
+			else cls = con ? lv[4] : lv[5]
 		}
 		t[cls] += kb
 	}
@@ -108,14 +128,16 @@ test_layout_agrees_with_ptdump() {
 	cat $LM/layout >/tmp/layout.txt
 	sed 's/^/# ptdump /' /tmp/ptdump-kb.txt
 	np=$(awk '$1 == "np" { print $2 }' /tmp/ptdump-kb.txt)
+	page=4k
+	[ "$LM_ARCH" = arm64 ] && page=$(lm_level 5)
 	for line in $(awk '$1 ~ /^DirectMap/ { sub(/^DirectMap/, "", $1); sub(/:$/, "", $1); print $1 "=" $2 }' /tmp/layout.txt); do
 		cls=${line%=*}
 		want=$(awk -v c=$cls '$1 == c { print $2 }' /tmp/ptdump-kb.txt)
 		got=${line#*=}
-		if [ "$cls" = 4k ]; then
+		if [ "$cls" = "$page" ]; then
 			want=$((${want:-0} + ${np:-0}))
 			got=$((got + $(layout_kb NotPresent /tmp/layout.txt)))
-			cls="4k (valid or not)"
+			cls="$page (valid or not)"
 		fi
 		t_eq "kB mapped with $cls entries (ptdump vs layout)" "${want:-0}" "$got" || return 1
 	done
@@ -348,7 +370,15 @@ test_forced_split_counted() {
 	phys=$FORCED_PHYS
 	case $LM_ARCH in
 	arm) b=$(arm_block_mib) && want="size=$((FORCED_MIB * MIB)) from=${b}M to=4k count=$((FORCED_MIB / b))" ;;
-	arm64) want="size=$((FORCED_MIB * MIB)) from=2M to=4k count=$((FORCED_MIB / 2))" ;;
+	arm64)
+		# every PMD block the range touches is split (64 KiB pages: one
+		# 512 MiB block around a 16 MiB range)
+		pmd=$(size_mib $(lm_level 3))
+		first=$(((FORCED_PHYS / MIB) / pmd * pmd))
+		last=$((((FORCED_PHYS / MIB) + FORCED_MIB + pmd - 1) / pmd * pmd))
+		phys=$(printf '0x%x' $((first * MIB)))
+		want="size=$(((last - first) * MIB)) from=$(lm_level 3) to=$(lm_level 5) count=$(((last - first) / pmd))"
+		;;
 	esac
 	sed 's/^/# /' $LM/splits
 	line=$(split_line forced $phys) || t_fail "no forced record at $phys" || return 1
@@ -379,11 +409,12 @@ test_forced_range_page_mapped_in_ptdump() {
 # splits say why.
 test_page_granular_linear_map() {
 	sed 's/^/# /' $LM/layout
-	for k in DirectMap1G DirectMap32M; do
+	for k in DirectMap$(lm_level 1) DirectMap$(lm_level 2); do
 		t_eq "$k with rodata=full" 0 "$(layout_kb $k)" || return 1
 	done
-	[ $(($(layout_kb DirectMap4k) * 10)) -ge $(($(layout_kb Mapped) * 9)) ] ||
-		t_fail "less than 90% of the linear map in 4k pages" || return 1
+	page=$(lm_level 5)
+	[ $(($(layout_kb DirectMap$page) * 10)) -ge $(($(layout_kb Mapped) * 9)) ] ||
+		t_fail "less than 90% of the linear map in $page pages" || return 1
 	[ "$(sed -n 's/^total cause=page-granular count=//p' $LM/splits)" -gt 0 ] ||
 		t_fail "no page-granular splits recorded"
 }

@@ -378,6 +378,11 @@ uint64_t trace_host_word(const unsigned char *p, int size)
 	return v64;
 }
 
+size_t trace_page_commit(const unsigned char *page, int long_size)
+{
+	return (size_t)(trace_host_word(page + 8, long_size) & RB_COMMIT_MASK);
+}
+
 void trace_host_word_set(unsigned char *p, int size, uint64_t v)
 {
 	uint32_t v32 = (uint32_t)v;

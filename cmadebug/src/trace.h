@@ -157,6 +157,8 @@ const char *trace_symbol_name(const struct tep_event *ev, const char *field,
 /* A 4- or 8-byte word (SIZE) in the host's byte order, read or written. */
 uint64_t trace_host_word(const unsigned char *p, int size);
 void trace_host_word_set(unsigned char *p, int size, uint64_t v);
+/* The bytes of event data a ring-buffer page holds (its commit, flags off). */
+size_t trace_page_commit(const unsigned char *page, int long_size);
 
 /* Why a page could be read only in part (trace_page_parse()). */
 struct trace_page_damage {

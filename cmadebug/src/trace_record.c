@@ -168,6 +168,7 @@ int trace_session_start(struct trace_session *s, const struct sysroot *sr,
 			bool verbose)
 {
 	bool present[ARRAY_SIZE(wanted)];
+	struct tep_handle *tep;
 	char tracing_dir[PATH_MAX];
 	char *trace_dir = NULL;
 	int ret;
@@ -207,6 +208,14 @@ int trace_session_start(struct trace_session *s, const struct sysroot *sr,
 				wanted[i].system, wanted[i].feature);
 			return EXIT_ENV;
 		}
+	}
+	/* The page header's commit word is the kernel's long. */
+	tep = trace_formats_tep(&s->formats);
+	s->long_size = tep ? tep_get_header_page_size(tep) : 0;
+	tep_free(tep);
+	if (s->long_size != 4 && s->long_size != 8) {
+		err_msg("trace record: cannot read the ring-buffer page header's format (events/header_page)");
+		return EXIT_ENV;
 	}
 	if (sysroot_path(sr, FS_TRACEFS, "", tracing_dir) ||
 	    tracefs_set_tracing_dir(tracing_dir)) {
@@ -264,6 +273,7 @@ int trace_session_drain(struct trace_session *s)
 		struct trace_cpu_buf *b = &s->cpu[c];
 
 		while (b->fd >= 0) {
+			size_t commit;
 			ssize_t n;
 
 			/*
@@ -302,8 +312,17 @@ int trace_session_drain(struct trace_session *s)
 				break;
 			/* A short read is a whole page whose tail is unused. */
 			memset(b->data + b->len + n, 0, s->page_size - (size_t)n);
+			commit = trace_page_commit(b->data + b->len, s->long_size);
 			b->len += s->page_size;
 			s->kept += s->page_size;
+			/*
+			 * The kernel hands out the page it is still writing,
+			 * however little it holds, and each read costs a whole
+			 * page here: a page less than half full ends this CPU's
+			 * turn, the rest comes with the next drain.
+			 */
+			if (commit < (s->page_size - 8 - (size_t)s->long_size) / 2)
+				break;
 		}
 	}
 	return 0;

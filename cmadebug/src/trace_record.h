@@ -41,6 +41,7 @@ struct trace_session {
 	const char *missing[TRACE_MISSING_MAX];
 	unsigned int nr_missing;
 	uint64_t lost;			/* overrun + dropped, from the stats */
+	int long_size;			/* the kernel's, for page headers */
 	size_t max_bytes;		/* kept at most, all CPUs; 0: no limit */
 	size_t kept;			/* drained so far, all CPUs */
 	bool capped;			/* max_bytes reached: the rest is lost */

@@ -220,6 +220,7 @@ static void test_trace_drain_capped(struct results *r)
 	s.nr_cpus = 2;
 	s.cpu = cpu;
 	s.page_size = PAGE;
+	s.long_size = 8;	/* 0xa5... commit words: every page reads as full */
 	s.max_bytes = CAP_PAGES * PAGE;
 	CHECK(r, !trace_session_drain(&s), "drain returns 0");
 	CHECK(r, s.capped, "capped at %d pages", CAP_PAGES);
@@ -244,6 +245,55 @@ out:
 			close(fds[c][1]);
 		free(cpu[c].data);
 	}
+}
+
+/*
+ * The kernel hands out the page it is still writing: a page less than half
+ * full ends the CPU's turn (each read costs a whole page of memory), and
+ * the next drain goes on where this one stopped.
+ */
+static void test_trace_drain_partial_page(struct results *r)
+{
+	enum { PAGE = 4096 };
+	static const size_t commits[] = { PAGE - 16, 100, PAGE - 16 };
+	struct trace_cpu_buf cpu = { .fd = -1 };
+	struct trace_session s;
+	unsigned char page[PAGE];
+	int fds[2] = { -1, -1 };
+
+	r->test = "trace_session_drain partial page";
+	memset(&s, 0, sizeof(s));
+	if (pipe2(fds, O_NONBLOCK)) {
+		CHECK(r, 0, "pipe2: %s", strerror(errno));
+		return;
+	}
+	for (unsigned int i = 0; i < ARRAY_SIZE(commits); i++) {
+		uint64_t word = commits[i];
+
+		memset(page, 0, sizeof(page));
+		memcpy(page + 8, &word, 8);
+		if (write(fds[1], page, PAGE) != PAGE) {
+			CHECK(r, 0, "filling the pipe: %s", strerror(errno));
+			goto out;
+		}
+	}
+	cpu.fd = fds[0];
+	s.nr_cpus = 1;
+	s.cpu = &cpu;
+	s.page_size = PAGE;
+	s.long_size = 8;
+	CHECK(r, !trace_session_drain(&s) && cpu.len == 2 * PAGE,
+	      "the first drain stops after the partial page: %zu bytes",
+	      cpu.len);
+	CHECK(r, !trace_session_drain(&s) && cpu.len == 3 * PAGE,
+	      "the next drain reads on: %zu bytes", cpu.len);
+	CHECK(r, trace_page_commit(cpu.data + PAGE, 8) == 100,
+	      "the partial page kept as read (commit %zu)",
+	      trace_page_commit(cpu.data + PAGE, 8));
+out:
+	close(fds[0]);
+	close(fds[1]);
+	free(cpu.data);
 }
 
 /* A tep over the captured format files of FIXTURE. */
@@ -651,6 +701,7 @@ static void test_trace_all(struct results *r, const char *fixtures)
 	test_trace_stats_lost(r);
 	test_trace_stats_unread(r);
 	test_trace_drain_capped(r);
+	test_trace_drain_partial_page(r);
 	test_trace_fixture_records(r, fixtures, "qemu-arm", 4);
 	test_trace_fixture_records(r, fixtures, "qemu-arm64", 8);
 	test_trace_damaged_pages(r, fixtures, "qemu-arm", 4);

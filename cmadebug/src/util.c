@@ -5,9 +5,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include "util.h"
+
+/*
+ * The Makefile's -D_FILE_OFFSET_BITS=64: on 32-bit boards a trace.dat
+ * (trace record -m up to 4G) passes 2 GiB, and 32-bit offsets fail there.
+ */
+_Static_assert(sizeof(off_t) == 8, "cmadebug needs 64-bit file offsets");
 
 void err_msg(const char *fmt, ...)
 {

@@ -154,7 +154,7 @@ static int ptdump_line(const struct ptdump_arch *arch, const char *line,
 	const char *level_word = NULL;
 	size_t wlen, level_len = 0;
 	uint64_t start, stop, bytes, size;
-	bool con = false, typed = false;
+	bool con = false, typed = false, invalid = false;
 	unsigned int i, words = 0;
 
 	if (!next_word(&p, end, &w, &wlen))
@@ -172,14 +172,20 @@ static int ptdump_line(const struct ptdump_arch *arch, const char *line,
 			level_len = wlen;
 		} else if (key_is(w, wlen, "CON")) {
 			con = true;
+		} else if (key_is(w, wlen, "F")) {
+			invalid = true;	/* arm64: the valid bit clear */
 		} else if (is_memtype(w, wlen)) {
 			typed = true;
 		}
 	}
 	if (!level_word)
 		return -EINVAL;
-	if (arch->typed_only && !typed)
-		return 0;	/* a hole: in the tables, not mapped */
+	/*
+	 * A hole, or an entry whose valid bit is clear (KFENCE's guard pages,
+	 * debug_pagealloc's free pages): in the tables, not mapped.
+	 */
+	if (arch->typed_only && (!typed || invalid))
+		return 0;
 	for (i = 0; i < arch->nr_levels; i++) {
 		const struct ptdump_level *l = &arch->levels[i];
 

@@ -50,7 +50,7 @@ int layout_parse(const char *buf, size_t len, struct lm_layout *layout);
  * arm ("Kernel Mapping"): PGD lines are 1 MiB sections, PTE lines 4 KiB
  * pages.  arm64 with 4 KiB pages ("Linear Mapping start" .. "end"): PUD
  * 1 GiB, PMD 2 MiB (32 MiB with CON), PTE 4 KiB (64 KiB with CON); only
- * lines with a MEM/ or DEVICE/ type are mapped.  -EINVAL for a malformed
+ * lines with a MEM/ or DEVICE/ type and no F (valid bit clear) are mapped.  -EINVAL for a malformed
  * line, no or an unterminated linear-map section, or a line whose range
  * is not a multiple of its entry size (not a 4 KiB-page kernel).
  */

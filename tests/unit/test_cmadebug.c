@@ -1073,6 +1073,7 @@ static void test_linear_map_parsers(struct results *r)
 		"0xffff000000000000-0xffff000000200000  2M PMD  RW NX SHD AF  BLK UXN  MEM/NORMAL-TAGGED\n"
 		"0xffff000000200000-0xffff000000210000  64K PTE RW NX SHD AF CON UXN  MEM/NORMAL\n"
 		"0xffff000000210000-0xffff000000212000  8K PTE  RW NX SHD AF  UXN  DEVICE/nGnRE\n"
+		"0xffff000000212000-0xffff000000213000  4K PTE F RW NX SHD AF  UXN  MEM/NORMAL-TAGGED\n"
 		"0xffff000040000000-0xffff008000000000  511G PUD\n"
 		"---[ Linear Mapping end ]---\n"
 		"0xffff800000000000-0xffff800000200000  2M PMD  RW MEM/NORMAL\n";
@@ -1145,7 +1146,7 @@ static void test_linear_map_parsers(struct results *r)
 		 !strcmp(l.source, "ptdump") && l.nr == 5 && l.level[2].bytes == 2 << 20 &&
 		 l.level[3].bytes == 64 << 10 && l.level[4].bytes == 8 << 10 &&
 		 l.level[0].bytes == 0 && l.mapped == (2 << 20) + (72 << 10) &&
-		 !l.not_present.present, "arm64 ptdump: holes and lines after the section skipped");
+		 !l.not_present.present, "arm64 ptdump: holes, entries with F (not valid) and lines after the section skipped");
 	CHECK(r, ptdump_layout_parse(ptdump_odd, sizeof(ptdump_odd) - 1, &l) == -EINVAL,
 	      "a PMD line that is not whole 2 MiB entries");
 	CHECK(r, ptdump_layout_parse(ptdump_arm64, 120, &l) == -EINVAL,

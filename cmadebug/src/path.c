@@ -6,7 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#include <linux/openat2.h>
 
 #include "path.h"
 
@@ -93,8 +96,9 @@ static int join(char *buf, const char *a, const char *b, const char *c)
 	return 0;
 }
 
-int sysroot_path(const struct sysroot *sr, enum fs_kind kind, const char *rel,
-		 char *buf)
+/* "/MNT/REL": where the system the tree was captured from has REL. */
+static int system_path(const struct sysroot *sr, enum fs_kind kind,
+		       const char *rel, char *buf)
 {
 	const char *mnt = mount_point(sr, kind);
 
@@ -104,7 +108,21 @@ int sysroot_path(const struct sysroot *sr, enum fs_kind kind, const char *rel,
 		mnt++;
 	while (*rel == '/')
 		rel++;
-	return join(buf, sr->live ? "" : sr->root, mnt, rel);
+	return join(buf, "", mnt, rel);
+}
+
+int sysroot_path(const struct sysroot *sr, enum fs_kind kind, const char *rel,
+		 char *buf)
+{
+	char path[PATH_MAX];
+	int ret = system_path(sr, kind, rel, path);
+
+	if (ret || sr->live) {
+		if (!ret)
+			strcpy(buf, path);
+		return ret;
+	}
+	return join(buf, sr->root, path + 1, "");
 }
 
 /*
@@ -159,18 +177,140 @@ static int read_fd(int fd, char **buf, size_t *len)
 }
 
 /*
+ * A file of a captured tree (REL: relative to ROOT, mount point included),
+ * with symlinks and ".." resolved as if ROOT were "/" (RESOLVE_IN_ROOT): a
+ * tree whose proc/mounts names "../../etc", or whose files are symlinks to
+ * the host's, cannot make the tool read outside it.  openat2() is Linux
+ * 5.6; where it is refused, open_in_root_by_hand() does the same.
+ */
+#define ROOT_MAX_LINKS	40	/* the kernel's own limit on a lookup */
+
+/* Drops the last component of the resolved path DONE ("a/b" -> "a"). */
+static void drop_last(char *done)
+{
+	char *slash = strrchr(done, '/');
+
+	if (slash)
+		*slash = '\0';
+	else
+		*done = '\0';
+}
+
+/*
+ * What RESOLVE_IN_ROOT does, by hand, where openat2() is refused (hosts
+ * before Linux 5.6, valgrind, seccomp filters): one component at a time,
+ * never following a link with the host's root: an absolute target starts
+ * again at ROOTFD, ".." stops there, at most ROOT_MAX_LINKS links.
+ */
+static int open_in_root_by_hand(int rootfd, const char *rel, int flags)
+{
+	char todo[2 * PATH_MAX], done[PATH_MAX] = "", cand[PATH_MAX];
+	char target[PATH_MAX];
+	unsigned int links = 0;
+	struct stat st;
+	int fd;
+
+	if (strlen(rel) >= PATH_MAX)
+		return -ENAMETOOLONG;
+	strcpy(todo, rel);
+	while (*todo) {
+		char *comp = todo, *rest = strchr(todo, '/');
+		ssize_t n;
+
+		if (rest)
+			*rest++ = '\0';
+		else
+			rest = todo + strlen(todo);
+		if (!*comp || !strcmp(comp, ".")) {
+			memmove(todo, rest, strlen(rest) + 1);
+			continue;
+		}
+		if (!strcmp(comp, "..")) {
+			drop_last(done);
+			memmove(todo, rest, strlen(rest) + 1);
+			continue;
+		}
+		if (join(cand, done, comp, "") < 0)
+			return -ENAMETOOLONG;
+		if (fstatat(rootfd, *done ? cand : comp, &st, AT_SYMLINK_NOFOLLOW))
+			return -errno;
+		if (!S_ISLNK(st.st_mode)) {
+			strcpy(done, *done ? cand : comp);
+			memmove(todo, rest, strlen(rest) + 1);
+			continue;
+		}
+		if (++links > ROOT_MAX_LINKS)
+			return -ELOOP;
+		n = readlinkat(rootfd, *done ? cand : comp, target,
+			       sizeof(target) - 1);
+		if (n < 0)
+			return -errno;
+		target[n] = '\0';
+		if (target[0] == '/')
+			*done = '\0';
+		if (strlen(target) + 1 + strlen(rest) >= sizeof(todo))
+			return -ENAMETOOLONG;
+		/* rest may overlap todo: build the new todo in cand first */
+		if ((size_t)snprintf(cand, sizeof(cand), "%s/%s", target, rest) >=
+		    sizeof(cand))
+			return -ENAMETOOLONG;
+		strcpy(todo, cand);
+	}
+	fd = openat(rootfd, *done ? done : ".", flags | O_NOFOLLOW | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+static int open_in_root(const char *root, const char *rel, int flags)
+{
+	struct open_how how = {
+		.flags = (uint64_t)(flags | O_CLOEXEC),
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	int rootfd, fd, err;
+
+	rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0)
+		return -errno;
+	while (*rel == '/')
+		rel++;
+	fd = (int)syscall(SYS_openat2, rootfd, *rel ? rel : ".", &how,
+			  sizeof(how));
+	err = fd < 0 ? errno : 0;
+	if (fd < 0 && (err == ENOSYS || err == EPERM)) {
+		fd = open_in_root_by_hand(rootfd, rel, flags);
+		err = fd < 0 ? -fd : 0;
+	}
+	close(rootfd);
+	return fd < 0 ? -err : fd;
+}
+
+/* REL of the file system KIND, opened with FLAGS (O_CLOEXEC added). */
+static int sysroot_fd(const struct sysroot *sr, enum fs_kind kind,
+		      const char *rel, int flags)
+{
+	char path[PATH_MAX];
+	int fd, ret = system_path(sr, kind, rel, path);
+
+	if (ret)
+		return ret;
+	if (!sr->live)
+		return open_in_root(sr->root, path, flags);
+	fd = open(path, flags | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/*
  * Kernel files in procfs, sysfs, debugfs and tracefs are regular files.
  * Anything else in a captured tree (a FIFO that would block, a device such
  * as /dev/zero that never ends) is refused before it is read: -ENODEV.
  */
-static int read_host_file(const char *path, char **buf, size_t *len)
+static int read_regular_fd(int fd, char **buf, size_t *len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	struct stat st;
 	int ret;
 
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (fstat(fd, &st))
 		ret = -errno;
 	else if (S_ISDIR(st.st_mode))
@@ -186,12 +326,9 @@ static int read_host_file(const char *path, char **buf, size_t *len)
 int sysroot_read(const struct sysroot *sr, enum fs_kind kind, const char *rel,
 		 char **buf, size_t *len)
 {
-	char path[PATH_MAX];
-	int ret = sysroot_path(sr, kind, rel, path);
-
-	if (ret)
-		return ret;
-	return read_host_file(path, buf, len);
+	return read_regular_fd(sysroot_fd(sr, kind, rel,
+					  O_RDONLY | O_NONBLOCK | O_NOCTTY),
+			       buf, len);
 }
 
 int sysroot_read_u64(const struct sysroot *sr, enum fs_kind kind,
@@ -208,13 +345,26 @@ int sysroot_read_u64(const struct sysroot *sr, enum fs_kind kind,
 	return ret;
 }
 
+/* 0 with *ST filled, or -errno; symlinks followed (inside a tree). */
+static int sysroot_stat(const struct sysroot *sr, enum fs_kind kind,
+			const char *rel, struct stat *st)
+{
+	int fd = sysroot_fd(sr, kind, rel, O_PATH), ret = 0;
+
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, st))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
 bool sysroot_exists(const struct sysroot *sr, enum fs_kind kind,
 		    const char *rel)
 {
-	char path[PATH_MAX];
 	struct stat st;
 
-	return !sysroot_path(sr, kind, rel, path) && !stat(path, &st);
+	return !sysroot_stat(sr, kind, rel, &st);
 }
 
 void strv_free(char **v, size_t n)
@@ -232,24 +382,28 @@ static int cmp_str(const void *a, const void *b)
 int sysroot_list_dirs(const struct sysroot *sr, enum fs_kind kind,
 		      const char *rel, char ***names)
 {
-	char path[PATH_MAX], sub[PATH_MAX];
+	char sub[PATH_MAX];
 	char **v = NULL;
 	size_t n = 0, cap = 0;
 	struct dirent *de;
 	struct stat st;
 	DIR *dir;
-	int ret = sysroot_path(sr, kind, rel, path);
+	int fd = sysroot_fd(sr, kind, rel, O_RDONLY | O_DIRECTORY);
 
-	if (ret)
-		return ret;
-	dir = opendir(path);
-	if (!dir)
-		return -errno;
+	if (fd < 0)
+		return fd;
+	dir = fdopendir(fd);
+	if (!dir) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
 	while ((de = readdir(dir))) {
 		if (de->d_name[0] == '.')
 			continue;
-		if (join(sub, path, de->d_name, "") || stat(sub, &st) ||
-		    !S_ISDIR(st.st_mode))
+		if (join(sub, rel, de->d_name, "") ||
+		    sysroot_stat(sr, kind, sub, &st) || !S_ISDIR(st.st_mode))
 			continue;
 		if (n == cap) {
 			char **nv = realloc(v, (cap ? cap * 2 : 8) * sizeof(*v));
@@ -367,11 +521,9 @@ static void find_mount(const char *mounts, size_t len, const char *override,
 static bool is_dir(const struct sysroot *sr, enum fs_kind kind,
 		   const char *rel)
 {
-	char path[PATH_MAX];
 	struct stat st;
 
-	return !sysroot_path(sr, kind, rel, path) && !stat(path, &st) &&
-	       S_ISDIR(st.st_mode);
+	return !sysroot_stat(sr, kind, rel, &st) && S_ISDIR(st.st_mode);
 }
 
 /*
@@ -400,7 +552,6 @@ static int find_tracefs(struct sysroot *sr, const struct sysroot_opts *opts)
 
 int sysroot_open(struct sysroot *sr, const struct sysroot_opts *opts)
 {
-	char mounts_path[PATH_MAX];
 	char *mounts;
 	size_t len;
 	int ret;
@@ -421,9 +572,12 @@ int sysroot_open(struct sysroot *sr, const struct sysroot_opts *opts)
 		strcpy(sr->root, opts->root);
 	}
 
-	if (join(mounts_path, sr->live ? "" : sr->root, "proc/mounts", "") ||
-	    (ret = read_host_file(sr->live ? "/proc/mounts" : mounts_path,
-				  &mounts, &len))) {
+	ret = read_regular_fd(sr->live ?
+			      open("/proc/mounts", O_RDONLY | O_CLOEXEC) :
+			      open_in_root(sr->root, "proc/mounts",
+					   O_RDONLY | O_NONBLOCK | O_NOCTTY),
+			      &mounts, &len);
+	if (ret) {
 		if (opts->root)
 			err_msg("--root %s: not a captured tree (no readable proc/mounts)",
 				opts->root);

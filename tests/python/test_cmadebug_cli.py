@@ -363,13 +363,71 @@ def test_fifo_in_a_captured_tree(cmadebug_bin, tmp_path):
     assert_env_error(res, "not a captured tree")
 
 
-def test_link_to_a_device_in_a_captured_tree(cmadebug_bin, tmp_path):
+# Under valgrind, which does not know openat2(), the tool resolves paths in a
+# captured tree by hand (path.c open_in_root_by_hand): both ways are tested.
+RESOLVERS = ["openat2", "by-hand"]
+
+
+def run_resolver(resolver, binary, *args):
+    if resolver == "openat2":
+        return run(binary, *args)
+    return subprocess.run(["valgrind", "-q", "--error-exitcode=9", str(binary), *args],
+                          capture_output=True, text=True, timeout=120)
+
+
+def bitmap_source(res):
+    assert res.returncode == 0, res.stderr
+    return next(a for a in json.loads(res.stdout)["areas"] if a["name"] == "reserved")["source"]
+
+
+@pytest.mark.parametrize("resolver", RESOLVERS)
+@pytest.mark.parametrize("target", ["/dev/zero", "HOST", "../../../../../../../../../../HOST"],
+                         ids=["device", "absolute", "dotdot"])
+def test_links_in_a_captured_tree_stay_inside_it(cmadebug_bin, tmp_path, target, resolver):
+    """A captured tree is read as if its directory were "/" (RESOLVE_IN_ROOT):
+    a link to the host's /dev/zero (which read until OOM), to a host file by
+    its absolute path, or out of the tree with "..", finds nothing inside the
+    tree, so 'allocated' counts as absent and the bitmap file is used.  Before,
+    the host's file was read: a crafted tree could make the tool read any file."""
     root = copy_tree(tmp_path)
-    bitmap = root / "sys/kernel/debug/cma/reserved/allocated"
-    bitmap.unlink()
-    bitmap.symlink_to("/dev/zero")
-    res = run(cmadebug_bin, "--root", str(root), "bitmap")
-    assert_env_error(res, "allocated", "not a regular file")
+    host = tmp_path / "host-file"
+    host.write_text("read from outside the tree\n")
+    link = root / "sys/kernel/debug/cma/reserved/allocated"
+    link.unlink()
+    link.symlink_to(target.replace("HOST", str(host).lstrip("/") if target.startswith("..") else str(host)))
+    res = run_resolver(resolver, cmadebug_bin, "--json", "--root", str(root), "bitmap")
+    assert bitmap_source(res) == "bitmap"
+
+
+@pytest.mark.parametrize("resolver", RESOLVERS)
+def test_links_inside_a_captured_tree_are_followed(cmadebug_bin, tmp_path, resolver):
+    """An absolute link resolves against the tree's own root, a relative one
+    with ".." against its directory."""
+    root = copy_tree(tmp_path)
+    link = root / "sys/kernel/debug/cma/reserved/allocated"
+    moved = root / "allocated-elsewhere"
+    link.rename(moved)
+    link.symlink_to("/allocated-elsewhere")
+    res = run_resolver(resolver, cmadebug_bin, "--json", "--root", str(root), "bitmap")
+    assert bitmap_source(res) == "allocated"
+    link.unlink()
+    link.symlink_to("../../../../../../allocated-elsewhere")
+    res = run_resolver(resolver, cmadebug_bin, "--json", "--root", str(root), "bitmap")
+    assert bitmap_source(res) == "allocated"
+
+
+@pytest.mark.parametrize("resolver", RESOLVERS)
+def test_mount_point_out_of_a_captured_tree(cmadebug_bin, tmp_path, resolver):
+    """proc/mounts naming "/../x" stays inside the tree too: the copy of
+    debugfs put beside the tree, with a used count of its own, is not read."""
+    root = copy_tree(tmp_path)
+    outside = tmp_path / "outside-debug"
+    shutil.copytree(root / "sys/kernel/debug", outside)
+    (outside / "cma/reserved/used").write_text("12345\n")
+    mounts = root / "proc/mounts"
+    mounts.write_text(mounts.read_text().replace(" /sys/kernel/debug ", " /../outside-debug "))
+    res = run_resolver(resolver, cmadebug_bin, "--json", "--root", str(root), "areas")
+    assert "12345" not in res.stdout
 
 
 def test_huge_file_in_a_captured_tree(cmadebug_bin, tmp_path):

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include <event-parse.h>
-#include <tracefs.h>
 
 #include "events.h"
 
@@ -65,20 +64,29 @@ out:
 }
 
 /*
- * libtracefs lists the events of a system from the tracing directory we
- * found (or the captured one): the same call on a board and on a fixture.
+ * An event is present when its directory is: listed through the sysroot, so
+ * a captured tree's tracefs is listed inside the tree (path.c), as its
+ * format files are read.
  */
-static bool system_has_event(char **names, const char *name)
+static bool system_has_event(const struct sysroot *sr, const char *system,
+			     const char *name)
 {
-	for (unsigned int i = 0; names && names[i]; i++)
+	char rel[PATH_MAX], **names = NULL;
+	bool found = false;
+	int n;
+
+	snprintf(rel, sizeof(rel), "events/%s", system);
+	n = sysroot_list_dirs(sr, FS_TRACEFS, rel, &names);
+	for (int i = 0; i < n; i++)
 		if (!strcmp(names[i], name))
-			return true;
-	return false;
+			found = true;
+	if (n > 0)
+		strv_free(names, (size_t)n);
+	return found;
 }
 
 int events_load(const struct sysroot *sr, struct event_list *list)
 {
-	char tracing_dir[PATH_MAX];
 	int ret = EXIT_OK;
 
 	memset(list, 0, sizeof(*list));
@@ -93,7 +101,7 @@ int events_load(const struct sysroot *sr, struct event_list *list)
 		list->ev[i].name = known_events[i].name;
 		list->ev[i].feature = known_events[i].feature;
 	}
-	list->have_tracefs = !sysroot_path(sr, FS_TRACEFS, "", tracing_dir);
+	list->have_tracefs = sysroot_has(sr, FS_TRACEFS);
 	if (!list->have_tracefs) {
 		ret = sysroot_unmounted_error(FS_TRACEFS);
 		goto out;
@@ -101,14 +109,12 @@ int events_load(const struct sysroot *sr, struct event_list *list)
 
 	for (unsigned int i = 0; i < list->nr; i++) {
 		struct event_info *ev = &list->ev[i];
-		char **names = tracefs_system_events(tracing_dir, ev->system);
 		char rel[PATH_MAX];
 		char *buf;
 		size_t len;
 		int n;
 
-		ev->present = system_has_event(names, ev->name);
-		tracefs_list_free(names);
+		ev->present = system_has_event(sr, ev->system, ev->name);
 		if (!ev->present)
 			continue;
 		snprintf(rel, sizeof(rel), "events/%s/%s/format", ev->system,

@@ -580,3 +580,17 @@ def test_trace_record_refuses_a_bad_max_size(cmadebug_bin, size):
 def test_trace_record_max_size_needs_a_value(cmadebug_bin):
     res = run(cmadebug_bin, "trace", "record", "--max-size")
     assert res.returncode == 1 and len(res.stderr.splitlines()) == 1, res.stderr
+
+
+@pytest.mark.parametrize("resolver", RESOLVERS)
+def test_tracefs_mount_point_out_of_a_captured_tree(cmadebug_bin, tmp_path, resolver):
+    """The events of a tracefs copy beside the tree are not listed: the
+    listing goes through the tree's root like the format files (it went
+    through libtracefs and the host path before)."""
+    root = copy_tree(tmp_path)
+    shutil.copytree(root / "sys/kernel/tracing", tmp_path / "outside-tracing")
+    mounts = root / "proc/mounts"
+    mounts.write_text(mounts.read_text().replace(" /sys/kernel/tracing ", " /../outside-tracing "))
+    res = run_resolver(resolver, cmadebug_bin, "--json", "--root", str(root), "events")
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout)["nr_present"] == 0

@@ -100,6 +100,8 @@ int allocated_parse(const char *buf, size_t len, struct cma_map *map)
 			    hex_at(q + 1, eol, &last, &q) || q == eol || *q != ' ' ||
 			    parse_u64(q + 1, (size_t)(eol - q - 1), &pages) ||
 			    last < first || pages != last - first + 1 ||
+			    !pages ||	/* 0-0xffff...ffff wraps to 0 pages */
+			    map->pages + pages < map->pages ||
 			    (map->nr && first <= map->run[map->nr - 1].last))
 				goto fail;
 			ret = map_add(map, first, last, &cap);
@@ -199,7 +201,21 @@ static int map_merge(struct cma_map *map, struct cma_map *part)
 	return 0;
 }
 
-/* Reads REL and parses it with PARSE_BITMAP's arguments or as "allocated". */
+/* Whether every run lies in [BASE_PFN, BASE_PFN + PAGES). */
+static bool runs_within(const struct cma_map *map, uint64_t base_pfn,
+			uint64_t pages)
+{
+	for (unsigned int i = 0; i < map->nr; i++)
+		if (map->run[i].first < base_pfn ||
+		    map->run[i].last - base_pfn >= pages)
+			return false;
+	return true;
+}
+
+/*
+ * Reads REL and parses it as the area's bitmap (BASE_PFN, PAGES,
+ * ORDER_PER_BIT) or as "allocated", whose runs must lie in the area.
+ */
 static int load_map_file(const struct sysroot *sr, const char *rel,
 			 bool allocated, uint64_t base_pfn, uint64_t pages,
 			 uint64_t order_per_bit, struct cma_map *map)
@@ -220,6 +236,11 @@ static int load_map_file(const struct sysroot *sr, const char *rel,
 		return sysroot_content_error(sr, FS_DEBUGFS, rel,
 					     ret == -ENOMEM ? "out of memory" :
 					     "malformed or cut short");
+	if (allocated && !runs_within(map, base_pfn, pages)) {
+		cma_map_free(map);
+		return sysroot_content_error(sr, FS_DEBUGFS, rel,
+					     "a run lies outside the area");
+	}
 	return EXIT_OK;
 }
 
@@ -232,7 +253,8 @@ int cma_map_load(const struct sysroot *sr, const struct cma_area *area,
 
 	snprintf(rel, sizeof(rel), "cma/%s/allocated", area->name);
 	if (sysroot_exists(sr, FS_DEBUGFS, rel))
-		return load_map_file(sr, rel, true, 0, 0, 0, map);
+		return load_map_file(sr, rel, true, area->base_pfn,
+				     area->count, 0, map);
 	if (!area->has_ranges) {
 		snprintf(rel, sizeof(rel), "cma/%s/bitmap", area->name);
 		return load_map_file(sr, rel, false, area->base_pfn, area->count,

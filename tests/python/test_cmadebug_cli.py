@@ -594,3 +594,14 @@ def test_tracefs_mount_point_out_of_a_captured_tree(cmadebug_bin, tmp_path, reso
     res = run_resolver(resolver, cmadebug_bin, "--json", "--root", str(root), "events")
     assert res.returncode == 0, res.stderr
     assert json.loads(res.stdout)["nr_present"] == 0
+
+
+def test_allocated_run_outside_the_area(cmadebug_bin, tmp_path):
+    """A run of 'allocated' outside [base_pfn, base_pfn + count) is a bad
+    file, not a run to report (it was reported as the area's)."""
+    root = copy_tree(tmp_path)
+    area = root / "sys/kernel/debug/cma/reserved"
+    end = int((area / "base_pfn").read_text()) + int((area / "count").read_text())
+    (area / "allocated").write_text(f"{end:#x}-{end + 1:#x} 2\ncount=1 pages=2\n")
+    res = run(cmadebug_bin, "--root", str(root), "bitmap")
+    assert_env_error(res, "allocated", "a run lies outside the area")

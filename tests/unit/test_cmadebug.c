@@ -453,6 +453,18 @@ static void test_map_parsers(struct results *r)
 	      "pages disagree with the range");
 	CHECK(r, allocated_parse("0x101-0x100 0\ncount=1 pages=0\n", 30, &b) == -EINVAL,
 	      "backwards range");
+	{
+		static const char wraps[] = "0x0-0xffffffffffffffff 0\ncount=1 pages=0\n";
+		static const char sums[] = "0x0-0x7fffffffffffffff 9223372036854775808\n"
+			"0x8000000000000000-0xfffffffffffffffe 9223372036854775807\n"
+			"0xffffffffffffffff-0xffffffffffffffff 1\n"
+			"count=3 pages=0\n";
+
+		CHECK(r, allocated_parse(wraps, sizeof(wraps) - 1, &b) == -EINVAL,
+		      "a run of 2^64 pages (its count wraps to 0)");
+		CHECK(r, allocated_parse(sums, sizeof(sums) - 1, &b) == -EINVAL,
+		      "runs whose page total wraps");
+	}
 }
 
 /* Mainline's unlocked bitmap and the series' allocated file, captured

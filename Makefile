@@ -93,6 +93,14 @@ fixtures:
 		scripts/qemu-run.sh $$a test && \
 		tr -d '\r' < build/$$a/console-test.log > $(FIXTURES)/qemu-$$a/console-test.log || exit 1; \
 	done
+	@# the variant boards (make variant-test), for the ptdump fallback's LPAE
+	@# and 64 KiB-page shapes; their trace recordings are not kept
+	@KERNEL_VARIANT=lpae scripts/qemu-run.sh arm capture qemu-arm-lpae && \
+		KERNEL_VARIANT=lpae scripts/qemu-run.sh arm test && \
+		tr -d '\r' < build/arm-lpae/console-test.log > $(FIXTURES)/qemu-arm-lpae/console-test.log && \
+		rm -rf $(FIXTURES)/qemu-arm-lpae/trace
+	@KERNEL_VARIANT=64k scripts/qemu-run.sh arm64 capture qemu-arm64-64k && \
+		rm -rf $(FIXTURES)/qemu-arm64-64k/trace
 
 unit: cmadebug
 	@mkdir -p build/unit

@@ -34,10 +34,13 @@ uint64_t lm_level_size(const char *name)
 	case 'G':
 		unit = 1ULL << 30;
 		break;
+	case 'T':	/* arm64 with 64 KiB pages: the 4T top level */
+		unit = 1ULL << 40;
+		break;
 	default:
 		return 0;
 	}
-	if (parse_u64(name, len - 1, &n) || !n || n > (UINT64_MAX >> 30))
+	if (parse_u64(name, len - 1, &n) || !n || n > (UINT64_MAX >> 40))
 		return 0;
 	return n * unit;
 }
@@ -103,19 +106,26 @@ int layout_parse(const char *buf, size_t len, struct lm_layout *layout)
 	return 0;
 }
 
-/* ptdump's level words and what an entry there maps (4 KiB pages). */
+/* ptdump's level words and what an entry there maps. */
 struct ptdump_level {
 	const char *word;	/* "PGD", "PMD", ... */
 	bool con;		/* with the contiguous hint */
 	const char *name;	/* the linear_map name of the size */
 };
 
+/* arm: classic sections (ptdump names them PGD), or LPAE's 2 MiB PMDs. */
 static const struct ptdump_level arm_levels[] = {
 	{ "PGD", false, "1M" },
 	{ "PTE", false, "4k" },
 };
 
-static const struct ptdump_level arm64_levels[] = {
+static const struct ptdump_level arm_lpae_levels[] = {
+	{ "PMD", false, "2M" },
+	{ "PTE", false, "4k" },
+};
+
+/* arm64 by page size, with the names linear_map/layout gives them. */
+static const struct ptdump_level arm64_4k_levels[] = {
 	{ "PUD", false, "1G" },
 	{ "PMD", true, "32M" },
 	{ "PMD", false, "2M" },
@@ -123,18 +133,38 @@ static const struct ptdump_level arm64_levels[] = {
 	{ "PTE", false, "4k" },
 };
 
+static const struct ptdump_level arm64_16k_levels[] = {
+	{ "PUD", false, "64G" },
+	{ "PMD", true, "1G" },
+	{ "PMD", false, "32M" },
+	{ "PTE", true, "2M" },
+	{ "PTE", false, "16k" },
+};
+
+static const struct ptdump_level arm64_64k_levels[] = {
+	{ "PUD", false, "4T" },
+	{ "PMD", true, "16G" },
+	{ "PMD", false, "512M" },
+	{ "PTE", true, "2M" },
+	{ "PTE", false, "64k" },
+};
+
 struct ptdump_arch {
 	const char *begin, *end;	/* section marker lines */
-	const struct ptdump_level *levels;
-	unsigned int nr_levels;
+	bool arm64;
 	bool typed_only;		/* count only lines with a memory type */
 };
 
 static const struct ptdump_arch ptdump_arches[] = {
-	{ "---[ Kernel Mapping ]---", "---[", arm_levels,
-	  ARRAY_SIZE(arm_levels), false },
+	{ "---[ Kernel Mapping ]---", "---[", false, false },
 	{ "---[ Linear Mapping start ]---", "---[ Linear Mapping end ]---",
-	  arm64_levels, ARRAY_SIZE(arm64_levels), true },
+	  true, true },
+};
+
+/* What the whole dump says about the tables' shape. */
+struct ptdump_shape {
+	bool pmd_leaves;	/* arm: LPAE, whose blocks ptdump calls PMD */
+	uint64_t min_pte;	/* the smallest plain PTE line: one page */
 };
 
 static bool is_memtype(const char *w, size_t wlen)
@@ -143,62 +173,117 @@ static bool is_memtype(const char *w, size_t wlen)
 	       (wlen > 7 && !memcmp(w, "DEVICE/", 7));
 }
 
-/*
- * "0xSTART-0xEND  SIZE LEVEL attrs... [TYPE]": the bytes the line covers,
- * the level it names and whether it is mapped.
- */
-static int ptdump_line(const struct ptdump_arch *arch, const char *line,
-		       size_t len, struct lm_layout *layout)
+/* One ptdump line: "0xSTART-0xEND  SIZE LEVEL attrs... [TYPE]". */
+struct ptdump_entry {
+	uint64_t start, bytes;
+	const char *level;	/* "PMD", ... */
+	size_t level_len;
+	bool con;		/* the contiguous hint */
+	bool typed;		/* has a MEM/ or DEVICE/ memory type */
+	bool invalid;		/* arm64's F: the valid bit clear */
+};
+
+static int ptdump_entry_parse(const char *line, size_t len,
+			      struct ptdump_entry *e)
 {
 	const char *p = line, *end = line + len, *w, *dash;
-	const char *level_word = NULL;
-	size_t wlen, level_len = 0;
-	uint64_t start, stop, bytes, size;
-	bool con = false, typed = false, invalid = false;
-	unsigned int i, words = 0;
+	unsigned int words = 0;
+	uint64_t stop;
+	size_t wlen;
 
+	memset(e, 0, sizeof(*e));
 	if (!next_word(&p, end, &w, &wlen))
 		return -EINVAL;
 	dash = memchr(w, '-', wlen);
-	if (!dash || parse_hex(w, (size_t)(dash - w), &start) ||
+	if (!dash || parse_hex(w, (size_t)(dash - w), &e->start) ||
 	    parse_hex(dash + 1, (size_t)(w + wlen - dash - 1), &stop) ||
-	    stop <= start)
+	    stop <= e->start)
 		return -EINVAL;
-	bytes = stop - start;
+	e->bytes = stop - e->start;
 	while (next_word(&p, end, &w, &wlen)) {
-		words++;
-		if (words == 2) {
-			level_word = w;
-			level_len = wlen;
+		if (++words == 2) {
+			e->level = w;
+			e->level_len = wlen;
 		} else if (key_is(w, wlen, "CON")) {
-			con = true;
+			e->con = true;
 		} else if (key_is(w, wlen, "F")) {
-			invalid = true;	/* arm64: the valid bit clear */
+			e->invalid = true;
 		} else if (is_memtype(w, wlen)) {
-			typed = true;
+			e->typed = true;
 		}
 	}
-	if (!level_word)
+	return e->level ? 0 : -EINVAL;
+}
+
+/*
+ * A captured tree does not say its page size, but its ptdump does: every
+ * part of the dump (vmalloc guard gaps, the fixmap) has single pages, so
+ * the smallest PTE line without the contiguous hint is one page.
+ */
+static void ptdump_scan_shape(const char *buf, size_t len,
+			      struct ptdump_shape *shape)
+{
+	const char *p = buf, *end = buf + len, *line;
+	struct ptdump_entry e;
+	size_t n;
+
+	memset(shape, 0, sizeof(*shape));
+	while (next_line(&p, end, &line, &n)) {
+		if (ptdump_entry_parse(line, n, &e))
+			continue;
+		if (key_is(e.level, e.level_len, "PMD"))
+			shape->pmd_leaves = true;
+		else if (key_is(e.level, e.level_len, "PTE") && !e.con &&
+			 (!shape->min_pte || e.bytes < shape->min_pte))
+			shape->min_pte = e.bytes;
+	}
+}
+
+/* The level table for ARCH and the dump's SHAPE; *NR its length. */
+static const struct ptdump_level *ptdump_levels(const struct ptdump_arch *arch,
+						const struct ptdump_shape *shape,
+						unsigned int *nr)
+{
+	if (!arch->arm64) {
+		*nr = 2;
+		return shape->pmd_leaves ? arm_lpae_levels : arm_levels;
+	}
+	*nr = ARRAY_SIZE(arm64_4k_levels);
+	if (shape->min_pte && !(shape->min_pte % (64 << 10)))
+		return arm64_64k_levels;
+	if (shape->min_pte && !(shape->min_pte % (16 << 10)))
+		return arm64_16k_levels;
+	return arm64_4k_levels;
+}
+
+/* One line of the linear map's section into LAYOUT's level of its size. */
+static int ptdump_line(const struct ptdump_arch *arch,
+		       const struct ptdump_level *levels, unsigned int nr_levels,
+		       const char *line, size_t len, struct lm_layout *layout)
+{
+	struct ptdump_entry e;
+	uint64_t size;
+	unsigned int i;
+
+	if (ptdump_entry_parse(line, len, &e))
 		return -EINVAL;
 	/*
 	 * A hole, or an entry whose valid bit is clear (KFENCE's guard pages,
 	 * debug_pagealloc's free pages): in the tables, not mapped.
 	 */
-	if (arch->typed_only && (!typed || invalid))
+	if (arch->typed_only && (!e.typed || e.invalid))
 		return 0;
-	for (i = 0; i < arch->nr_levels; i++) {
-		const struct ptdump_level *l = &arch->levels[i];
-
-		if (key_is(level_word, level_len, l->word) && con == l->con)
+	for (i = 0; i < nr_levels; i++)
+		if (key_is(e.level, e.level_len, levels[i].word) &&
+		    e.con == levels[i].con)
 			break;
-	}
-	if (i == arch->nr_levels)
+	if (i == nr_levels)
 		return -EINVAL;
 	size = layout->level[i].size;
-	if (bytes % size || start % size)
+	if (e.bytes % size || e.start % size)
 		return -EINVAL;	/* not the entry size we assume */
-	layout->level[i].bytes += bytes;
-	layout->mapped += bytes;
+	layout->level[i].bytes += e.bytes;
+	layout->mapped += e.bytes;
 	return 0;
 }
 
@@ -206,12 +291,16 @@ int ptdump_layout_parse(const char *buf, size_t len, struct lm_layout *layout)
 {
 	const char *p = buf, *end = buf + len, *line;
 	const struct ptdump_arch *arch = NULL;
+	const struct ptdump_level *levels = NULL;
+	struct ptdump_shape shape;
+	unsigned int nr_levels = 0;
 	bool done = false;
 	size_t n;
 	int ret;
 
 	memset(layout, 0, sizeof(*layout));
 	layout->source = "ptdump";
+	ptdump_scan_shape(buf, len, &shape);
 	while (!done && next_line(&p, end, &line, &n)) {
 		if (!arch) {
 			for (size_t a = 0; a < ARRAY_SIZE(ptdump_arches); a++)
@@ -219,10 +308,11 @@ int ptdump_layout_parse(const char *buf, size_t len, struct lm_layout *layout)
 					arch = &ptdump_arches[a];
 			if (!arch)
 				continue;
-			layout->nr = arch->nr_levels;
-			for (unsigned int i = 0; i < arch->nr_levels; i++) {
-				strcpy(layout->level[i].name, arch->levels[i].name);
-				layout->level[i].size = lm_level_size(arch->levels[i].name);
+			levels = ptdump_levels(arch, &shape, &nr_levels);
+			layout->nr = nr_levels;
+			for (unsigned int i = 0; i < nr_levels; i++) {
+				strcpy(layout->level[i].name, levels[i].name);
+				layout->level[i].size = lm_level_size(levels[i].name);
 			}
 			continue;
 		}
@@ -231,7 +321,7 @@ int ptdump_layout_parse(const char *buf, size_t len, struct lm_layout *layout)
 			done = true;
 			break;
 		}
-		ret = ptdump_line(arch, line, n, layout);
+		ret = ptdump_line(arch, levels, nr_levels, line, n, layout);
 		if (ret)
 			return ret;
 	}
@@ -585,7 +675,7 @@ int layout_load(const struct sysroot *sr, struct lm_layout *layout)
 {
 	if (!linear_map_present(sr) && ptdump_present(sr))
 		return sysroot_load(sr, FS_DEBUGFS, "kernel_page_tables", NULL,
-				    "no whole linear-map section (or not 4 KiB pages)",
+				    "no whole linear-map section, or an entry of a size its level cannot have",
 				    parse_ptdump, layout);
 	return sysroot_load(sr, FS_DEBUGFS, "linear_map/layout", layout_feature,
 			    "malformed or cut short (no BootMapped line, or Mapped is not the sum)",

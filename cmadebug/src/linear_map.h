@@ -47,12 +47,15 @@ int layout_parse(const char *buf, size_t len, struct lm_layout *layout);
 
 /*
  * ptdump's kernel_page_tables: the linear map's section, by entry size.
- * arm ("Kernel Mapping"): PGD lines are 1 MiB sections, PTE lines 4 KiB
- * pages.  arm64 with 4 KiB pages ("Linear Mapping start" .. "end"): PUD
- * 1 GiB, PMD 2 MiB (32 MiB with CON), PTE 4 KiB (64 KiB with CON); only
- * lines with a MEM/ or DEVICE/ type and no F (valid bit clear) are mapped.  -EINVAL for a malformed
- * line, no or an unterminated linear-map section, or a line whose range
- * is not a multiple of its entry size (not a 4 KiB-page kernel).
+ * arm ("Kernel Mapping"): PGD lines are 1 MiB sections, or with LPAE PMD
+ * lines 2 MiB blocks; PTE lines 4 KiB pages.  arm64 ("Linear Mapping
+ * start" .. "end"), by page size (the smallest plain PTE line anywhere in
+ * the dump, as a captured tree does not say): 4 KiB pages: PUD 1 GiB, PMD
+ * 2 MiB (32 MiB with CON), PTE 4 KiB (64 KiB with CON); 16 KiB: 64G, 32M
+ * (1G), 16k (2M); 64 KiB: 4T, 512M (16G), 64k (2M); only lines with a MEM/
+ * or DEVICE/ type and no F (valid bit clear) are mapped.  -EINVAL for a
+ * malformed line, no or an unterminated linear-map section, or a line
+ * whose range is not a multiple of its entry size.
  */
 int ptdump_layout_parse(const char *buf, size_t len, struct lm_layout *layout);
 

@@ -260,6 +260,13 @@ static int open_in_root_by_hand(int rootfd, const char *rel, int flags)
 	return fd < 0 ? -errno : fd;
 }
 
+/*
+ * Set once openat2() has been refused: the answer does not change within a
+ * process, and asking again costs a failing call per file (and, under
+ * valgrind, a warning each).
+ */
+static bool openat2_refused;
+
 static int open_in_root(const char *root, const char *rel, int flags)
 {
 	struct open_how how = {
@@ -273,10 +280,15 @@ static int open_in_root(const char *root, const char *rel, int flags)
 		return -errno;
 	while (*rel == '/')
 		rel++;
-	fd = (int)syscall(SYS_openat2, rootfd, *rel ? rel : ".", &how,
-			  sizeof(how));
-	err = fd < 0 ? errno : 0;
-	if (fd < 0 && (err == ENOSYS || err == EPERM)) {
+	fd = -1;
+	err = ENOSYS;
+	if (!openat2_refused) {
+		fd = (int)syscall(SYS_openat2, rootfd, *rel ? rel : ".", &how,
+				  sizeof(how));
+		err = fd < 0 ? errno : 0;
+		openat2_refused = fd < 0 && (err == ENOSYS || err == EPERM);
+	}
+	if (openat2_refused) {
 		fd = open_in_root_by_hand(rootfd, rel, flags);
 		err = fd < 0 ? -fd : 0;
 	}

@@ -39,13 +39,20 @@ kernel:
 
 # Every suite of every board (scripts/lib.sh board_suites); SUITES= picks some.
 # Then the TLB A/B of the two boots that form it (tests/qemu/tlb_ab_host.py).
+# QEMU's TCG runs a one-CPU guest on one host thread: the boards' suites run
+# side by side, one lane per board, after the kernels are built one at a
+# time (they share the kernel tree); each lane's output is printed whole.
 qemu-test:
-	@rc=0; for a in $(BOARDS); do \
-		for s in $${SUITES:-$$(bash -c ". scripts/lib.sh && board_suites $$a")}; do \
-			scripts/qemu-run.sh $$a test $$s || rc=1; \
+	@$(MAKE) -s kernel >/dev/null
+	@rc=0; pids=""; mkdir -p build; for a in $(BOARDS); do \
+		( r=0; for s in $${SUITES:-$$(bash -c ". scripts/lib.sh && board_suites $$a")}; do \
+			scripts/qemu-run.sh $$a test $$s || r=1; \
 		done; \
-		$(PYTHON) tests/qemu/tlb_ab_host.py build/$$a/tlb-results $$a || rc=1; \
-	done; exit $$rc
+		$(PYTHON) tests/qemu/tlb_ab_host.py build/$$a/tlb-results $$a || r=1; \
+		exit $$r ) >build/qemu-test-$$a.log 2>&1 & pids="$$pids $$!"; \
+	done; \
+	for p in $$pids; do wait $$p || rc=1; done; \
+	for a in $(BOARDS); do cat build/qemu-test-$$a.log; done; exit $$rc
 
 # The debug board: the arm64 kernel built with kernel-patches/configs/
 # debug.config (lockdep with raw-lock nesting, DEBUG_VM, KFENCE sampling every
@@ -60,14 +67,20 @@ debug-test:
 # Boards that real kernels look like, as kernel variants (lib.sh
 # config_fragments, KERNEL_VARIANT): arm with LPAE (3-level tables, 2 MiB
 # blocks), arm64 with 64 KiB pages (512 MiB blocks); the suites that look at
-# the linear map's shape (lib.sh variant_suites; VARIANT_SUITES= picks).
+# the linear map's shape (lib.sh variant_suites; VARIANT_SUITES= picks);
+# built one at a time, booted side by side like qemu-test.
 VARIANT_BOARDS ?= arm:lpae arm64:64k
 variant-test:
-	@rc=0; for b in $(VARIANT_BOARDS); do \
-		for s in $${VARIANT_SUITES:-$$(bash -c ". scripts/lib.sh && variant_suites $${b%%:*} $${b#*:}")}; do \
-			KERNEL_VARIANT=$${b#*:} scripts/qemu-run.sh $${b%%:*} test $$s || rc=1; \
-		done; \
-	done; exit $$rc
+	@for b in $(VARIANT_BOARDS); do \
+		KERNEL_VARIANT=$${b#*:} scripts/kernel-build.sh $${b%%:*} >/dev/null || exit 1; \
+	done
+	@rc=0; pids=""; mkdir -p build; for b in $(VARIANT_BOARDS); do \
+		( r=0; for s in $${VARIANT_SUITES:-$$(bash -c ". scripts/lib.sh && variant_suites $${b%%:*} $${b#*:}")}; do \
+			KERNEL_VARIANT=$${b#*:} scripts/qemu-run.sh $${b%%:*} test $$s || r=1; \
+		done; exit $$r ) >build/variant-test-$${b%%:*}-$${b#*:}.log 2>&1 & pids="$$pids $$!"; \
+	done; \
+	for p in $$pids; do wait $$p || rc=1; done; \
+	for b in $(VARIANT_BOARDS); do cat build/variant-test-$${b%%:*}-$${b#*:}.log; done; exit $$rc
 
 # The stress workload (tests/qemu/stress.sh) on the debug board with two
 # CPUs: DMA and debugfs allocations, every file read, alias_check walks,

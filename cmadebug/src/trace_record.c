@@ -328,6 +328,23 @@ int trace_session_drain(struct trace_session *s)
 	return 0;
 }
 
+/*
+ * The last drain empties the buffers: a partial page ends a CPU's turn in
+ * trace_session_drain(), so drain until a pass keeps nothing more.
+ */
+int trace_session_drain_all(struct trace_session *s)
+{
+	for (size_t kept = SIZE_MAX; kept != s->kept;) {
+		int ret;
+
+		kept = s->kept;
+		ret = trace_session_drain(s);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 int trace_session_stop(struct trace_session *s)
 {
 	int ret;
@@ -336,7 +353,7 @@ int trace_session_stop(struct trace_session *s)
 		err_msg("trace record: cannot stop tracing in instance %s", s->name);
 		return EXIT_ENV;
 	}
-	ret = trace_session_drain(s);
+	ret = trace_session_drain_all(s);
 	if (ret)
 		return ret;
 	for (unsigned int c = 0; c < s->nr_cpus; c++) {

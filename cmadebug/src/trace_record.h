@@ -60,6 +60,8 @@ int trace_session_start(struct trace_session *s, const struct sysroot *sr,
  * after trace_session_start()).  0 or an exit code.
  */
 int trace_session_drain(struct trace_session *s);
+/* Drains until nothing more comes (tracing stopped).  0 or an exit code. */
+int trace_session_drain_all(struct trace_session *s);
 /*
  * Stops tracing, drains, reads the lost-event counts (with the events left
  * unread when capped).  0 or an exit code.

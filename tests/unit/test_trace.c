@@ -290,6 +290,22 @@ static void test_trace_drain_partial_page(struct results *r)
 	CHECK(r, trace_page_commit(cpu.data + PAGE, 8) == 100,
 	      "the partial page kept as read (commit %zu)",
 	      trace_page_commit(cpu.data + PAGE, 8));
+	/* The final drain (trace_session_stop()) reads all three. */
+	cpu.len = 0;
+	s.kept = 0;
+	for (unsigned int i = 0; i < ARRAY_SIZE(commits); i++) {
+		uint64_t word = commits[i];
+
+		memset(page, 0, sizeof(page));
+		memcpy(page + 8, &word, 8);
+		if (write(fds[1], page, PAGE) != PAGE) {
+			CHECK(r, 0, "refilling the pipe: %s", strerror(errno));
+			goto out;
+		}
+	}
+	CHECK(r, !trace_session_drain_all(&s) && cpu.len == 3 * PAGE,
+	      "the final drain reads past the partial page: %zu bytes",
+	      cpu.len);
 out:
 	close(fds[0]);
 	close(fds[1]);

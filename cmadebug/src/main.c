@@ -55,6 +55,7 @@ static void usage(FILE *out)
 		"  -v, --verbose      explain where numbers come from (stderr)\n"
 		"  -V, --version      print the version\n"
 		"  -h, --help         this help\n"
+		"-r, --debugfs, --tracefs, -j and -v may also follow the command (before --).\n"
 		"\n"
 		"Commands:\n");
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
@@ -63,6 +64,85 @@ static void usage(FILE *out)
 	fprintf(out,
 		"\nExit status: 0 ok, 1 usage, 2 environment (no debugfs, no permission,\n"
 		"kernel lacks a feature), 3 a check found a problem.\n");
+}
+
+/*
+ * The global options that may also follow the command, before any "--"
+ * (no command has options of these names): "cmadebug areas --json".
+ */
+static const struct {
+	const char *name, *alt;	/* "-j", "--json" */
+	bool value;
+	int opt;
+} after_command[] = {
+	{ "-j", "--json", false, 'j' },
+	{ "-v", "--verbose", false, 'v' },
+	{ "-r", "--root", true, 'r' },
+	{ NULL, "--debugfs", true, 'D' },
+	{ NULL, "--tracefs", true, 'T' },
+};
+
+/*
+ * The option ARG names (with its value in ARG itself, "--root=DIR", or in
+ * NEXT), as getopt would return it; 0 if ARG is not one.  *USED: how many
+ * words it took, 0 when its value is missing.
+ */
+static int global_option_after(const char *arg, const char *next,
+			       const char **value, int *used)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(after_command); i++) {
+		size_t alen = strlen(after_command[i].alt);
+
+		*used = 1;
+		*value = NULL;
+		if ((after_command[i].name && !strcmp(arg, after_command[i].name)) ||
+		    !strcmp(arg, after_command[i].alt)) {
+			if (after_command[i].value) {
+				*value = next;
+				*used = next ? 2 : 0;
+			}
+			return after_command[i].opt;
+		}
+		if (after_command[i].value && !strncmp(arg, after_command[i].alt, alen) &&
+		    arg[alen] == '=') {
+			*value = arg + alen + 1;
+			return after_command[i].opt;
+		}
+	}
+	return 0;
+}
+
+/* Applies global option OPT; -1 to go on, or the exit status. */
+static int apply_global_option(int opt, const char *value,
+			       struct sysroot_opts *root_opts,
+			       struct cmd_ctx *ctx, bool *json)
+{
+	switch (opt) {
+	case 'r':
+		root_opts->root = value;
+		return -1;
+	case 'D':
+		root_opts->debugfs = value;
+		return -1;
+	case 'T':
+		root_opts->tracefs = value;
+		return -1;
+	case 'j':
+		*json = true;
+		return -1;
+	case 'v':
+		ctx->verbose = true;
+		return -1;
+	case 'V':
+		printf("cmadebug %s\n", CMADEBUG_VERSION);
+		return EXIT_OK;
+	case 'h':
+		usage(stdout);
+		return EXIT_OK;
+	default:
+		err_msg("see 'cmadebug --help'");
+		return EXIT_USAGE;
+	}
 }
 
 int main(int argc, char **argv)
@@ -83,38 +163,16 @@ int main(int argc, char **argv)
 	};
 	struct cmd_ctx ctx = { .root_opts = &root_opts };
 	const struct command *cmd;
+	char **cargv;
 	bool json = false;
 	struct emit out;
-	int opt, ret;
+	int opt, ret, cargc;
 
-	/* '+': options after the command belong to the command. */
+	/* '+': stop at the command; its own options are its business. */
 	while ((opt = getopt_long(argc, argv, "+r:jvVh", long_opts, NULL)) != -1) {
-		switch (opt) {
-		case 'r':
-			root_opts.root = optarg;
-			break;
-		case 'D':
-			root_opts.debugfs = optarg;
-			break;
-		case 'T':
-			root_opts.tracefs = optarg;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'v':
-			ctx.verbose = true;
-			break;
-		case 'V':
-			printf("cmadebug %s\n", CMADEBUG_VERSION);
-			return EXIT_OK;
-		case 'h':
-			usage(stdout);
-			return EXIT_OK;
-		default:
-			err_msg("see 'cmadebug --help'");
-			return EXIT_USAGE;
-		}
+		ret = apply_global_option(opt, optarg, &root_opts, &ctx, &json);
+		if (ret >= 0)
+			return ret;
 	}
 	if (optind >= argc) {
 		usage(stderr);
@@ -127,9 +185,41 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 
+	/* Global options after the command, up to "--", are taken out. */
+	cargc = 1;
+	cargv = calloc((size_t)(argc - optind) + 1, sizeof(*cargv));
+	if (!cargv) {
+		err_msg("out of memory");
+		return EXIT_ENV;
+	}
+	cargv[0] = argv[optind];
+	for (int i = optind + 1; i < argc; i++) {
+		const char *value;
+		int used;
+
+		if (!strcmp(argv[i], "--")) {
+			while (i < argc)
+				cargv[cargc++] = argv[i++];
+			break;
+		}
+		opt = global_option_after(argv[i], argv[i + 1], &value, &used);
+		if (!opt) {
+			cargv[cargc++] = argv[i];
+			continue;
+		}
+		if (!used) {
+			err_msg("%s needs a value (see 'cmadebug --help')", argv[i]);
+			free(cargv);
+			return EXIT_USAGE;
+		}
+		apply_global_option(opt, value, &root_opts, &ctx, &json);
+		i += used - 1;
+	}
+
 	emit_init(&out, stdout, json);
 	ctx.out = &out;
-	ret = cmd->run(&ctx, argc - optind, argv + optind);
+	ret = cmd->run(&ctx, cargc, cargv);
+	free(cargv);
 	/* A check that found a problem (alias: 3) has written its report. */
 	if ((ret == EXIT_OK || ret == EXIT_PROBLEM) && emit_finish(&out)) {
 		err_msg("writing the output failed");

@@ -609,3 +609,31 @@ def test_allocated_run_outside_the_area(cmadebug_bin, tmp_path):
     (area / "allocated").write_text(f"{end:#x}-{end + 1:#x} 2\ncount=1 pages=2\n")
     res = run(cmadebug_bin, "--root", str(root), "bitmap")
     assert_env_error(res, "allocated", "a run lies outside the area")
+
+
+@pytest.mark.parametrize("args", [
+    ["areas", "--json", "--root", "ROOT"],
+    ["areas", "-j", "-r", "ROOT"],
+    ["areas", "--root=ROOT", "--json"],
+    ["--json", "areas", "--root", "ROOT"],
+], ids=["long", "short", "equals", "mixed"])
+def test_global_options_after_the_command(cmadebug_bin, args):
+    root = str(FIXTURES / "qemu-arm" / "root")
+    want = run(cmadebug_bin, "--json", "--root", root, "areas")
+    res = run(cmadebug_bin, *[root if a == "ROOT" else a.replace("ROOT", root) for a in args])
+    assert res.returncode == 0, res.stderr
+    assert res.stdout == want.stdout
+
+
+def test_global_option_after_the_command_needs_its_value(cmadebug_bin):
+    res = run(cmadebug_bin, "areas", "--root")
+    assert res.returncode == 1
+    assert res.stderr.splitlines() == ["cmadebug: --root needs a value (see 'cmadebug --help')"]
+
+
+def test_words_after_dashdash_stay_the_commands(cmadebug_bin):
+    """After --, --json is the command's word, not cmadebug's option."""
+    res = run(cmadebug_bin, "areas", "--root", str(FIXTURES / "qemu-arm" / "root"), "--", "--json")
+    assert res.returncode == 1 and res.stdout == ""
+    assert res.stderr.splitlines() == [
+        "cmadebug: areas: unexpected argument '--' (see 'cmadebug areas --help')"]

@@ -140,7 +140,7 @@ static int apply_global_option(int opt, const char *value,
 		usage(stdout);
 		return EXIT_OK;
 	default:
-		err_msg("see 'cmadebug --help'");
+		err_msg("unknown option (see 'cmadebug --help')");
 		return EXIT_USAGE;
 	}
 }
@@ -168,8 +168,18 @@ int main(int argc, char **argv)
 	struct emit out;
 	int opt, ret, cargc;
 
-	/* '+': stop at the command; its own options are its business. */
-	while ((opt = getopt_long(argc, argv, "+r:jvVh", long_opts, NULL)) != -1) {
+	/*
+	 * '+': stop at the command; its own options are its business.  ':'
+	 * and opterr = 0: getopt's two-line complaints become one line here.
+	 */
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "+:r:jvVh", long_opts, NULL)) != -1) {
+		if (opt == ':' || opt == '?') {
+			err_msg("%s '%s' (see 'cmadebug --help')",
+				opt == ':' ? "a value is missing after" :
+				"unknown option", argv[optind - 1]);
+			return EXIT_USAGE;
+		}
 		ret = apply_global_option(opt, optarg, &root_opts, &ctx, &json);
 		if (ret >= 0)
 			return ret;
@@ -208,7 +218,8 @@ int main(int argc, char **argv)
 			continue;
 		}
 		if (!used) {
-			err_msg("%s needs a value (see 'cmadebug --help')", argv[i]);
+			err_msg("a value is missing after '%s' (see 'cmadebug --help')",
+				argv[i]);
 			free(cargv);
 			return EXIT_USAGE;
 		}

@@ -628,7 +628,20 @@ def test_global_options_after_the_command(cmadebug_bin, args):
 def test_global_option_after_the_command_needs_its_value(cmadebug_bin):
     res = run(cmadebug_bin, "areas", "--root")
     assert res.returncode == 1
-    assert res.stderr.splitlines() == ["cmadebug: --root needs a value (see 'cmadebug --help')"]
+    assert res.stderr.splitlines() == ["cmadebug: a value is missing after '--root' (see 'cmadebug --help')"]
+
+
+@pytest.mark.parametrize("args,line", [
+    (["--foo", "areas"], "unknown option '--foo'"),
+    (["-x", "areas"], "unknown option '-x'"),
+    (["-r"], "a value is missing after '-r'"),
+    (["--root"], "a value is missing after '--root'"),
+])
+def test_option_errors_are_one_line(cmadebug_bin, args, line):
+    """getopt's own message and ours made two lines before."""
+    res = run(cmadebug_bin, *args)
+    assert res.returncode == 1 and res.stdout == ""
+    assert res.stderr.splitlines() == [f"cmadebug: {line} (see 'cmadebug --help')"]
 
 
 def test_words_after_dashdash_stay_the_commands(cmadebug_bin):

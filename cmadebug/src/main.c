@@ -56,6 +56,7 @@ static void usage(FILE *out)
 		"  -V, --version      print the version\n"
 		"  -h, --help         this help\n"
 		"-r, --debugfs, --tracefs, -j and -v may also follow the command (before --).\n"
+		"'cmadebug help COMMAND' or 'cmadebug COMMAND --help': what COMMAND takes.\n"
 		"\n"
 		"Commands:\n");
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
@@ -187,6 +188,26 @@ int main(int argc, char **argv)
 	if (optind >= argc) {
 		usage(stderr);
 		return EXIT_USAGE;
+	}
+	/* "cmadebug help [COMMAND]": the same as --help, or COMMAND --help. */
+	if (!strcmp(argv[optind], "help")) {
+		char help_word[] = "--help";
+		char *help_argv[] = { NULL, help_word, NULL };
+
+		if (optind + 1 >= argc) {
+			usage(stdout);
+			return EXIT_OK;
+		}
+		cmd = command_find(argv[optind + 1]);
+		if (!cmd || optind + 2 < argc) {
+			err_msg("help: '%s' is not one command (see 'cmadebug --help')",
+				argv[optind + 1]);
+			return EXIT_USAGE;
+		}
+		help_argv[0] = argv[optind + 1];
+		emit_init(&out, stdout, false);
+		ctx.out = &out;
+		return cmd->run(&ctx, 2, help_argv);
 	}
 	cmd = command_find(argv[optind]);
 	if (!cmd) {

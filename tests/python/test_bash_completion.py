@@ -52,6 +52,8 @@ def test_framework_present():
     ("cmadebug snapshot --o", ["--output"]),
     ("cmadebug failures --s", ["--since"]),
     ("cmadebug --root /tmp trace rec", ["record"]),
+    ("cmadebug he", ["help"]),
+    ("cmadebug help sn", ["snapshot"]),
 ])
 def test_completes(line, expected):
     assert complete(line) == expected

@@ -650,3 +650,18 @@ def test_words_after_dashdash_stay_the_commands(cmadebug_bin):
     assert res.returncode == 1 and res.stdout == ""
     assert res.stderr.splitlines() == [
         "cmadebug: areas: unexpected argument '--' (see 'cmadebug areas --help')"]
+
+
+@pytest.mark.parametrize("command", ["areas", "bitmap", "snapshot", "trace", "tlb"])
+def test_help_command(cmadebug_bin, command):
+    """'cmadebug help CMD' says what 'cmadebug CMD --help' says."""
+    res = run(cmadebug_bin, "help", command)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout == run(cmadebug_bin, command, "--help").stdout and "Usage:" in res.stdout
+
+
+def test_help_of_nothing_and_of_a_stranger(cmadebug_bin):
+    assert run(cmadebug_bin, "help").stdout == run(cmadebug_bin, "--help").stdout
+    res = run(cmadebug_bin, "help", "nope")
+    assert res.returncode == 1
+    assert res.stderr.splitlines() == ["cmadebug: help: 'nope' is not one command (see 'cmadebug --help')"]

@@ -21,7 +21,7 @@ def test_no_groff_warnings():
 
 
 @pytest.mark.parametrize("command", ["areas", "bitmap", "stats", "failures", "splits", "alias",
-                                     "snapshot", "events", "tlb", "trace record", "trace report"])
+                                     "snapshot", "events", "tlb", "trace record", "trace report", "help"])
 def test_each_command_starts_its_own_paragraph(command):
     """The tag line of each command sits at the tag indent (7 columns)."""
     text = re.sub(r".\x08", "", render().stdout)

@@ -176,9 +176,15 @@ int main(int argc, char **argv)
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "+:r:jvVh", long_opts, NULL)) != -1) {
 		if (opt == ':' || opt == '?') {
+			/* A long option is its word; a short one may be in a group. */
+			const char *word = argv[optind - 1];
+			char letter[3] = { '-', (char)optopt, '\0' };
+
+			if (strncmp(word, "--", 2) && optopt)
+				word = letter;
 			err_msg("%s '%s' (see 'cmadebug --help')",
 				opt == ':' ? "a value is missing after" :
-				"unknown option", argv[optind - 1]);
+				"unknown option", word);
 			return EXIT_USAGE;
 		}
 		ret = apply_global_option(opt, optarg, &root_opts, &ctx, &json);

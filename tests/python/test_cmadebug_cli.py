@@ -634,6 +634,8 @@ def test_global_option_after_the_command_needs_its_value(cmadebug_bin):
 @pytest.mark.parametrize("args,line", [
     (["--foo", "areas"], "unknown option '--foo'"),
     (["-x", "areas"], "unknown option '-x'"),
+    (["-xj", "areas"], "unknown option '-x'"),
+    (["-jx", "areas"], "unknown option '-x'"),
     (["-r"], "a value is missing after '-r'"),
     (["--root"], "a value is missing after '--root'"),
 ])

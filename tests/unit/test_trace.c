@@ -247,6 +247,24 @@ out:
 	}
 }
 
+/* Ring-buffer pages of SIZE bytes whose commit words are COMMITS, into FD. */
+static int write_pages(int fd, const size_t *commits, size_t nr, size_t size)
+{
+	unsigned char page[4096];
+
+	if (size > sizeof(page))
+		return -1;
+	for (size_t i = 0; i < nr; i++) {
+		uint64_t word = commits[i];
+
+		memset(page, 0, size);
+		memcpy(page + 8, &word, 8);
+		if (write(fd, page, size) != (ssize_t)size)
+			return -1;
+	}
+	return 0;
+}
+
 /*
  * The kernel hands out the page it is still writing: a page less than half
  * full ends the CPU's turn (each read costs a whole page of memory), and
@@ -258,7 +276,6 @@ static void test_trace_drain_partial_page(struct results *r)
 	static const size_t commits[] = { PAGE - 16, 100, PAGE - 16 };
 	struct trace_cpu_buf cpu = { .fd = -1 };
 	struct trace_session s;
-	unsigned char page[PAGE];
 	int fds[2] = { -1, -1 };
 
 	r->test = "trace_session_drain partial page";
@@ -267,15 +284,9 @@ static void test_trace_drain_partial_page(struct results *r)
 		CHECK(r, 0, "pipe2: %s", strerror(errno));
 		return;
 	}
-	for (unsigned int i = 0; i < ARRAY_SIZE(commits); i++) {
-		uint64_t word = commits[i];
-
-		memset(page, 0, sizeof(page));
-		memcpy(page + 8, &word, 8);
-		if (write(fds[1], page, PAGE) != PAGE) {
-			CHECK(r, 0, "filling the pipe: %s", strerror(errno));
-			goto out;
-		}
+	if (write_pages(fds[1], commits, ARRAY_SIZE(commits), PAGE)) {
+		CHECK(r, 0, "filling the pipe: %s", strerror(errno));
+		goto out;
 	}
 	cpu.fd = fds[0];
 	s.nr_cpus = 1;
@@ -293,15 +304,9 @@ static void test_trace_drain_partial_page(struct results *r)
 	/* The final drain (trace_session_stop()) reads all three. */
 	cpu.len = 0;
 	s.kept = 0;
-	for (unsigned int i = 0; i < ARRAY_SIZE(commits); i++) {
-		uint64_t word = commits[i];
-
-		memset(page, 0, sizeof(page));
-		memcpy(page + 8, &word, 8);
-		if (write(fds[1], page, PAGE) != PAGE) {
-			CHECK(r, 0, "refilling the pipe: %s", strerror(errno));
-			goto out;
-		}
+	if (write_pages(fds[1], commits, ARRAY_SIZE(commits), PAGE)) {
+		CHECK(r, 0, "refilling the pipe: %s", strerror(errno));
+		goto out;
 	}
 	CHECK(r, !trace_session_drain_all(&s) && cpu.len == 3 * PAGE,
 	      "the final drain reads past the partial page: %zu bytes",

@@ -286,6 +286,37 @@ static uint64_t scale(uint64_t total, unsigned int c, unsigned int width)
 	return total / width * c + total % width * c / width;
 }
 
+/* The first run that ends at or after PFN (runs are sorted and disjoint). */
+static unsigned int first_run_from(const struct cma_map *map, uint64_t pfn)
+{
+	unsigned int lo = 0, hi = map->nr;
+
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (map->run[mid].last < pfn)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Pages of [PLO, PHI) the runs cover: O(log runs + runs in the span). */
+static uint64_t used_in(const struct cma_map *map, uint64_t plo, uint64_t phi)
+{
+	uint64_t used = 0;
+
+	for (unsigned int i = first_run_from(map, plo);
+	     i < map->nr && map->run[i].first < phi; i++) {
+		uint64_t a = map->run[i].first > plo ? map->run[i].first : plo;
+		uint64_t b = map->run[i].last + 1 < phi ? map->run[i].last + 1 : phi;
+
+		used += b - a;
+	}
+	return used;
+}
+
 void cma_map_strip(const struct cma_map *map, const struct cma_area *area,
 		   unsigned int width, const uint64_t *marks,
 		   unsigned int nr_marks, char mark, char *out)
@@ -311,13 +342,7 @@ void cma_map_strip(const struct cma_map *map, const struct cma_area *area,
 				continue;
 			plo = rg->base_pfn + (rlo - off);
 			phi = rg->base_pfn + (rhi - off);
-			for (unsigned int i = 0; i < map->nr; i++) {
-				uint64_t a = map->run[i].first > plo ? map->run[i].first : plo;
-				uint64_t b = map->run[i].last + 1 < phi ? map->run[i].last + 1 : phi;
-
-				if (a < b)
-					used += b - a;
-			}
+			used += used_in(map, plo, phi);
 			for (unsigned int m = 0; m < nr_marks; m++)
 				if (marks[m] >= plo && marks[m] < phi)
 					marked = true;

@@ -38,6 +38,7 @@ int cma_map_load(const struct sysroot *sr, const struct cma_area *area,
 /*
  * A WIDTH-character strip of the area (its ranges end to end): '.' free, '#' used, '+' partly used,
  * and MARK where one of the NR_MARKS pfns lies.  OUT holds WIDTH + 1.
+ * O(WIDTH log runs + runs): the runs are sorted and disjoint, as loaded.
  */
 void cma_map_strip(const struct cma_map *map, const struct cma_area *area,
 		   unsigned int width, const uint64_t *marks,

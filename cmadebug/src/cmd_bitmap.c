@@ -40,8 +40,46 @@ struct area_map {
 	unsigned int nr_failed;
 };
 
+/*
+ * The runs table's columns, measured from the widest values (every width is
+ * monotonic in its value): a big fragmented area has millions of runs, too
+ * many to hold as text cells.
+ */
+static unsigned int runs_columns(const struct area_map *maps,
+				 const struct cma_areas *areas,
+				 unsigned int first, unsigned int last,
+				 struct emit_column *cols)
+{
+	uint64_t max_first = 0, max_last = 0, max_pages = 0;
+	size_t name = 0;
+
+	for (unsigned int i = first; i <= last; i++) {
+		const struct cma_map *map = &maps[i - first].map;
+		size_t w = emit_string_width(areas->area[i].name);
+
+		if (map->nr && w > name)
+			name = w;
+		for (unsigned int r = 0; r < map->nr; r++) {
+			uint64_t pages = map->run[r].last - map->run[r].first + 1;
+
+			if (map->run[r].first > max_first)
+				max_first = map->run[r].first;
+			if (map->run[r].last > max_last)
+				max_last = map->run[r].last;
+			if (pages > max_pages)
+				max_pages = pages;
+		}
+	}
+	cols[0] = (struct emit_column){ "AREA", name };
+	cols[1] = (struct emit_column){ "FIRST_PFN", emit_uint_width(FMT_HEX, max_first) };
+	cols[2] = (struct emit_column){ "LAST_PFN", emit_uint_width(FMT_HEX, max_last) };
+	cols[3] = (struct emit_column){ "PAGES", emit_uint_width(FMT_DEC, max_pages) };
+	return 4;
+}
+
 int cmd_bitmap(struct cmd_ctx *ctx, int argc, char **argv)
 {
+	struct emit_column run_cols[4];
 	struct area_map *maps = NULL;
 	struct emit *e = ctx->out;
 	struct cma_areas areas;
@@ -77,7 +115,8 @@ int cmd_bitmap(struct cmd_ctx *ctx, int argc, char **argv)
 
 	ret = EXIT_OK;	/* also with no area (cma=0) */
 	emit_object_begin(e, NULL);
-	emit_list_begin(e, "runs");
+	emit_list_begin_streamed(e, "runs", run_cols,
+				 runs_columns(maps, &areas, first, last, run_cols));
 	for (unsigned int i = first; i <= last; i++) {
 		const struct cma_map *map = &maps[i - first].map;
 

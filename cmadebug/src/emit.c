@@ -26,9 +26,10 @@ int emit_finish(struct emit *e)
 
 static void json_indent(struct emit *e)
 {
-	fputc('\n', e->out);
-	for (int i = 0; i < e->depth; i++)
-		fputs("  ", e->out);
+	static const char spaces[] = "\n" "                "; /* EMIT_MAX_DEPTH * 2 */
+
+	_Static_assert(sizeof(spaces) - 2 >= EMIT_MAX_DEPTH * 2, "indent");
+	fwrite(spaces, 1, 1 + 2 * (size_t)e->depth, e->out);
 }
 
 /*
@@ -67,33 +68,37 @@ static size_t utf8_len(const unsigned char *s)
 	return n;
 }
 
-/* Invalid UTF-8 bytes become U+FFFD, each. */
+/*
+ * Invalid UTF-8 bytes become U+FFFD, each.  Bytes that need no escape go
+ * out as one span: a bitmap's runs are millions of short strings.
+ */
 static void json_string(FILE *out, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
+	const unsigned char *p = (const unsigned char *)s, *span = p;
 
 	fputc('"', out);
 	while (*p) {
 		unsigned char c = *p;
 		size_t n = utf8_len(p);
 
-		if (!n) {
-			fputs("\\ufffd", out);
-			p++;
+		if (n && c != '"' && c != '\\' && c >= 0x20 && c != 0x7f) {
+			p += n;
 			continue;
 		}
-		if (c == '"' || c == '\\')
+		fwrite(span, 1, (size_t)(p - span), out);
+		if (!n)
+			fputs("\\ufffd", out);
+		else if (c == '"' || c == '\\')
 			fprintf(out, "\\%c", c);
 		else if (c == '\n')
 			fputs("\\n", out);
 		else if (c == '\t')
 			fputs("\\t", out);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(out, "\\u%04x", c);
 		else
-			fwrite(p, 1, n, out);
-		p += n;
+			fprintf(out, "\\u%04x", c);
+		span = ++p;
 	}
+	fwrite(span, 1, (size_t)(p - span), out);
 	fputc('"', out);
 }
 
@@ -204,12 +209,14 @@ static void table_row_begin(struct emit *e)
 	}
 	memset(row_cells(t, t->nrows), 0, EMIT_MAX_COLS * sizeof(char *));
 	t->nrows++;
+	t->next_col = 0;
 }
 
 /*
  * A cell goes under the column of its label: rows need not have the same
  * fields (another kernel's stats, an area without a counter), and a label
- * first seen in a later row adds a column.
+ * first seen in a later row adds a column (not in a streamed table, whose
+ * columns are declared before its first row).
  */
 static void table_cell(struct emit *e, const char *label, bool right,
 		       const char *text)
@@ -219,10 +226,14 @@ static void table_cell(struct emit *e, const char *label, bool right,
 
 	if (e->error || !t->nrows)
 		return;
-	for (c = 0; c < t->ncols && strcmp(t->labels[c], label); c++)
+	/* Rows usually repeat the column order: try the next column first. */
+	c = t->next_col < t->ncols && !strcmp(t->labels[t->next_col], label) ?
+		t->next_col : 0;
+	for (; c < t->ncols && strcmp(t->labels[c], label); c++)
 		;
+	t->next_col = c + 1;
 	if (c == t->ncols) {
-		if (c == EMIT_MAX_COLS) {
+		if (c == EMIT_MAX_COLS || t->streamed) {
 			e->error = -EINVAL;
 			return;
 		}
@@ -230,10 +241,50 @@ static void table_cell(struct emit *e, const char *label, bool right,
 		t->right[c] = right;
 		t->ncols = c + 1;
 	}
+	if (t->streamed && !t->header_done)
+		t->right[c] = right;
 	free(row_cells(t, t->nrows - 1)[c]);
 	row_cells(t, t->nrows - 1)[c] = text_clean(text);
 	if (!row_cells(t, t->nrows - 1)[c])
 		e->error = -ENOMEM;
+}
+
+/* Spaces from LEN up to WIDTH (printf's %*s, without printf: runs tables are long). */
+static void pad(FILE *out, size_t width, size_t len)
+{
+	static const char spaces[] = "                                ";
+
+	while (len < width) {
+		size_t n = width - len < sizeof(spaces) - 1 ? width - len :
+							      sizeof(spaces) - 1;
+
+		fwrite(spaces, 1, n, out);
+		len += n;
+	}
+}
+
+/* One line of the table: CELLS, or the labels when CELLS is NULL. */
+static void table_print_row(struct emit *e, char *const *cells,
+			    const size_t *width)
+{
+	const struct emit_table *t = &e->table;
+
+	for (unsigned int c = 0; c < t->ncols; c++) {
+		const char *s = cells ? cells[c] : t->labels[c];
+		bool last = c + 1 == t->ncols;
+
+		size_t len;
+
+		if (!s)
+			s = "-";	/* this row has no such field */
+		len = strlen(s);
+		if (t->right[c])
+			pad(e->out, width[c], len);
+		fwrite(s, 1, len, e->out);
+		if (!t->right[c] && !last)
+			pad(e->out, width[c], len);
+		fputs(last ? "\n" : "  ", e->out);
+	}
 }
 
 static void table_print(struct emit *e)
@@ -250,24 +301,30 @@ static void table_print(struct emit *e)
 				width[c] = strlen(s);
 		}
 	}
-	for (int r = -1; r < (int)t->nrows; r++) {
-		for (unsigned int c = 0; c < t->ncols; c++) {
-			const char *s = r < 0 ? t->labels[c] :
-						row_cells(t, (unsigned int)r)[c];
-			bool last = c + 1 == t->ncols;
-
-			if (!s)
-				s = "-";	/* this row has no such field */
-			if (t->right[c])
-				fprintf(e->out, "%*s", (int)width[c], s);
-			else if (last)
-				fputs(s, e->out);
-			else
-				fprintf(e->out, "%-*s", (int)width[c], s);
-			fputs(last ? "\n" : "  ", e->out);
-		}
-	}
+	if (t->nrows)
+		table_print_row(e, NULL, width);
+	for (unsigned int r = 0; r < t->nrows; r++)
+		table_print_row(e, row_cells(t, r), width);
 	table_reset(t);
+}
+
+/* A streamed table's row is printed as it ends, the header before the first. */
+static void table_flush_row(struct emit *e)
+{
+	struct emit_table *t = &e->table;
+
+	if (e->error || !t->nrows)
+		return;
+	if (!t->header_done) {
+		table_print_row(e, NULL, t->width);
+		t->header_done = true;
+	}
+	table_print_row(e, row_cells(t, 0), t->width);
+	for (unsigned int c = 0; c < t->ncols; c++) {
+		free(row_cells(t, 0)[c]);
+		row_cells(t, 0)[c] = NULL;
+	}
+	t->nrows = 0;
 }
 
 void emit_nest_next(struct emit *e, const char *key)
@@ -296,6 +353,8 @@ void emit_object_end(struct emit *e)
 {
 	if (e->json)
 		json_close(e, '}');
+	else if (e->in_table && !e->nested && e->table.streamed)
+		table_flush_row(e);
 }
 
 void emit_list_begin(struct emit *e, const char *key)
@@ -323,7 +382,32 @@ void emit_list_end(struct emit *e)
 		return;
 	}
 	e->in_table = false;
-	table_print(e);
+	if (e->table.streamed)
+		table_reset(&e->table);
+	else
+		table_print(e);
+}
+
+void emit_list_begin_streamed(struct emit *e, const char *key,
+			      const struct emit_column *cols, unsigned int ncols)
+{
+	struct emit_table *t = &e->table;
+
+	emit_list_begin(e, key);
+	if (e->json || e->nested)
+		return;
+	if (ncols > EMIT_MAX_COLS) {
+		e->error = -EINVAL;
+		return;
+	}
+	t->streamed = true;
+	t->ncols = ncols;
+	for (unsigned int c = 0; c < ncols; c++) {
+		size_t label = strlen(cols[c].label);
+
+		t->labels[c] = cols[c].label;
+		t->width[c] = cols[c].width > label ? cols[c].width : label;
+	}
 }
 
 /* Text form of a field: a table cell, or a "Label: value" line. */
@@ -347,6 +431,39 @@ static void text_field(struct emit *e, const char *label, bool right,
 	free(clean);
 }
 
+/* The text form of an unsigned field. */
+static void uint_text(enum emit_fmt fmt, uint64_t v, char *text, size_t size)
+{
+	switch (fmt) {
+	case FMT_HEX:
+		snprintf(text, size, "%#" PRIx64, v);
+		break;
+	case FMT_SIZE:
+		format_size(v, text, size);
+		break;
+	default:
+		snprintf(text, size, "%" PRIu64, v);
+		break;
+	}
+}
+
+size_t emit_uint_width(enum emit_fmt fmt, uint64_t v)
+{
+	char text[64];
+
+	uint_text(fmt, v, text, sizeof(text));
+	return strlen(text);
+}
+
+size_t emit_string_width(const char *s)
+{
+	char *clean = text_clean(s);
+	size_t width = clean ? strlen(clean) : strlen(s) * 4;
+
+	free(clean);
+	return width;
+}
+
 void emit_uint(struct emit *e, const char *key, const char *label,
 	       enum emit_fmt fmt, uint64_t v)
 {
@@ -359,17 +476,7 @@ void emit_uint(struct emit *e, const char *key, const char *label,
 		}
 		return;
 	}
-	switch (fmt) {
-	case FMT_HEX:
-		snprintf(text, sizeof(text), "%#" PRIx64, v);
-		break;
-	case FMT_SIZE:
-		format_size(v, text, sizeof(text));
-		break;
-	default:
-		snprintf(text, sizeof(text), "%" PRIu64, v);
-		break;
-	}
+	uint_text(fmt, v, text, sizeof(text));
 	text_field(e, label, true, text);
 }
 

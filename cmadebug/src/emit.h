@@ -30,9 +30,19 @@ enum emit_fmt {
 struct emit_table {
 	const char *labels[EMIT_MAX_COLS];
 	bool right[EMIT_MAX_COLS];	/* numbers align right */
+	size_t width[EMIT_MAX_COLS];	/* streamed: declared up front */
 	unsigned int ncols;
+	unsigned int next_col;		/* where the last cell went, plus one */
 	char **cells;			/* rows * EMIT_MAX_COLS */
 	unsigned int nrows, cap;
+	bool streamed;			/* each row printed as it ends */
+	bool header_done;
+};
+
+/* A column of a streamed table (emit_list_begin_streamed). */
+struct emit_column {
+	const char *label;
+	size_t width;	/* the widest cell; the label's width at least */
 };
 
 struct emit {
@@ -64,6 +74,18 @@ bool emit_nest_pending(const struct emit *e);
 void emit_object_end(struct emit *e);
 void emit_list_begin(struct emit *e, const char *key);
 void emit_list_end(struct emit *e);
+/*
+ * A list whose text table prints each row as it ends, in the NCOLS columns
+ * COLS declares (in that order), instead of holding every row to measure the
+ * columns: for lists too long to hold, a big area's runs.  The caller
+ * measures its widest cells with emit_uint_width() and emit_string_width();
+ * a label it did not declare is an error.  In JSON, a list like any other.
+ */
+void emit_list_begin_streamed(struct emit *e, const char *key,
+			      const struct emit_column *cols, unsigned int ncols);
+/* How wide emit_uint() and emit_string() print V and S in text. */
+size_t emit_uint_width(enum emit_fmt fmt, uint64_t v);
+size_t emit_string_width(const char *s);
 
 void emit_uint(struct emit *e, const char *key, const char *label,
 	       enum emit_fmt fmt, uint64_t v);

@@ -188,6 +188,77 @@ static void emit_odd_name(struct emit *e)
 	emit_object_end(e);
 }
 
+/* The same rows as a held and as a streamed table (bitmap's runs). */
+static void emit_rows(struct emit *e, bool streamed)
+{
+	static const char *const names[] = { "a", "longer\x1b" };
+	struct emit_column cols[] = {
+		{ "AREA", emit_string_width(names[1]) },
+		{ "PFN", emit_uint_width(FMT_HEX, 0x12345) },
+		{ "N", emit_uint_width(FMT_DEC, 100) },
+	};
+
+	emit_object_begin(e, NULL);
+	if (streamed)
+		emit_list_begin_streamed(e, "runs", cols, 3);
+	else
+		emit_list_begin(e, "runs");
+	for (int i = 0; i < 3; i++) {
+		emit_object_begin(e, NULL);
+		emit_string(e, "area", "AREA", names[i % 2]);
+		emit_uint(e, "pfn", "PFN", FMT_HEX, i ? 0x12345 : 0x1);
+		emit_uint(e, "n", "N", FMT_DEC, i == 1 ? 100 : 1);
+		emit_object_end(e);
+	}
+	emit_list_end(e);
+	emit_string(e, "after", "After", "x");
+	emit_object_end(e);
+}
+
+static void emit_rows_held(struct emit *e)
+{
+	emit_rows(e, false);
+}
+
+static void emit_rows_streamed(struct emit *e)
+{
+	emit_rows(e, true);
+}
+
+static void emit_undeclared_column(struct emit *e)
+{
+	struct emit_column cols[] = { { "A", 1 } };
+
+	emit_list_begin_streamed(e, "rows", cols, 1);
+	emit_object_begin(e, NULL);
+	emit_uint(e, "b", "B", FMT_DEC, 1);
+	emit_object_end(e);
+	emit_list_end(e);
+}
+
+static void test_emit_streamed(struct results *r)
+{
+	static const char text[] =
+		"AREA            PFN    N\n"
+		"a               0x1    1\n"
+		"longer\\x1b  0x12345  100\n"
+		"a           0x12345    1\n"
+		"After: x\n";
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct emit e;
+
+	r->test = "emit_streamed";
+	check_emit(r, false, emit_rows_held, text);
+	check_emit(r, false, emit_rows_streamed, text);
+	emit_init(&e, f, false);
+	emit_undeclared_column(&e);
+	CHECK(r, emit_finish(&e) == -EINVAL, "a label not declared is an error");
+	fclose(f);
+	free(buf);
+}
+
 static void test_emit(struct results *r)
 {
 	r->test = "emit";
@@ -1200,6 +1271,69 @@ static void test_fixture_layouts_agree(struct results *r, const char *fixtures,
 	}
 }
 
+/* Cell C of the strip by the definition: every pfn of the cell looked at. */
+static char strip_cell_reference(const struct cma_map *m, const struct cma_area *a,
+				 unsigned int c, unsigned int width)
+{
+	uint64_t total = 0, lo, hi, used = 0, off = 0;
+
+	for (unsigned int i = 0; i < a->nr_ranges; i++)
+		total += a->range[i].pages;
+	lo = total * c / width;
+	hi = total * (c + 1) / width;
+	for (unsigned int i = 0; i < a->nr_ranges; off += a->range[i].pages, i++)
+		for (uint64_t p = 0; p < a->range[i].pages; p++) {
+			uint64_t pfn = a->range[i].base_pfn + p;
+
+			if (off + p < lo || off + p >= hi)
+				continue;
+			for (unsigned int k = 0; k < m->nr; k++)
+				if (pfn >= m->run[k].first && pfn <= m->run[k].last)
+					used++;
+		}
+	return hi == lo ? ' ' : !used ? '.' : used == hi - lo ? '#' : '+';
+}
+
+/* The strip's run search (O(width log runs + runs)) against the definition. */
+static void test_strip_matches_reference(struct results *r)
+{
+	static const struct cma_range ranges[3] = {
+		{ .base_pfn = 0x1000, .pages = 300 },
+		{ .base_pfn = 0x2000, .pages = 1 },
+		{ .base_pfn = 0x3000, .pages = 211 },
+	};
+	struct cma_area area = { .nr_ranges = 3 };
+	struct pfn_run runs[600];
+	unsigned int seed = 1, wrong = 0;
+	char strip[200];
+
+	r->test = "strip";
+	memcpy(area.range, ranges, sizeof(ranges));
+	for (int trial = 0; trial < 200; trial++) {
+		struct cma_map m = { .run = runs };
+		unsigned int width = 1 + trial % 150;
+
+		for (unsigned int i = 0; i < 3; i++) {
+			uint64_t pfn = ranges[i].base_pfn, end = pfn + ranges[i].pages;
+
+			while (pfn < end) {
+				uint64_t len = 1 + (seed = seed * 1103515245 + 12345) % 9;
+				bool used = (seed >> 16) & 1;
+
+				if (pfn + len > end)
+					len = end - pfn;
+				if (used)
+					runs[m.nr++] = (struct pfn_run){ pfn, pfn + len - 1 };
+				pfn += len;
+			}
+		}
+		cma_map_strip(&m, &area, width, NULL, 0, '!', strip);
+		for (unsigned int c = 0; c < width; c++)
+			wrong += strip[c] != strip_cell_reference(&m, &area, c, width);
+	}
+	CHECK(r, !wrong, "%u cells differ from their definition", wrong);
+}
+
 int main(int argc, char **argv)
 {
 	const char *fixtures = argc > 1 ? argv[1] : "tests/fixtures";
@@ -1211,6 +1345,8 @@ int main(int argc, char **argv)
 	test_page_size(&r);
 	test_format_size(&r);
 	test_emit(&r);
+	test_emit_streamed(&r);
+	test_strip_matches_reference(&r);
 	test_event_format_parser(&r);
 	test_fixture(&r, fixtures, "qemu-arm");
 	test_fixture(&r, fixtures, "qemu-arm64");

@@ -45,13 +45,13 @@ int cmd_alias(struct cmd_ctx *ctx, int argc, char **argv)
 	struct emit *e = ctx->out;
 	struct alias_report rep;
 	struct cmd_args args;
-	struct sysroot sr;
+	struct sysroot *sr = ctx->sr;
 	int ret;
 
-	ret = cmd_start(ctx, "alias", argc, argv, &args, &sr);
+	ret = cmd_start(ctx, "alias", argc, argv, &args);
 	if (ret >= 0)
 		return ret;
-	ret = alias_load(&sr, &rep);
+	ret = alias_load(sr, &rep);
 	if (ret)
 		return ret;
 

@@ -112,14 +112,14 @@ int cmd_areas(struct cmd_ctx *ctx, int argc, char **argv)
 	struct cma_areas areas;
 	struct area_extras extras = { 0 };
 	struct cmd_args args;
-	struct sysroot sr;
+	struct sysroot *sr = ctx->sr;
 	uint64_t total = 0;
 	int ret;
 
-	ret = cmd_start(ctx, "areas", argc, argv, &args, &sr);
+	ret = cmd_start(ctx, "areas", argc, argv, &args);
 	if (ret >= 0)
 		return ret;
-	ret = cma_areas_load(&sr, &areas);
+	ret = cma_areas_load(sr, &areas);
 	if (ret)
 		return ret;
 	debug_msg(ctx->verbose, "page size %llu (from %s)",

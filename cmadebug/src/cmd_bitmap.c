@@ -85,11 +85,11 @@ int cmd_bitmap(struct cmd_ctx *ctx, int argc, char **argv)
 	struct cma_areas areas;
 	unsigned int first, last, nr_maps = 0;
 	struct cmd_args args;
-	struct sysroot sr;
+	struct sysroot *sr = ctx->sr;
 	char *strip = NULL;
 	int ret;
 
-	ret = cmd_start_areas(ctx, "bitmap", argc, argv, &args, &sr, &areas,
+	ret = cmd_start_areas(ctx, "bitmap", argc, argv, &args, &areas,
 			      &first, &last);
 	if (ret >= 0)
 		return ret;
@@ -105,9 +105,9 @@ int cmd_bitmap(struct cmd_ctx *ctx, int argc, char **argv)
 	for (unsigned int i = first; i <= last; i++) {
 		struct area_map *m = &maps[i - first];
 
-		ret = cma_map_load(&sr, &areas.area[i], &m->map);
+		ret = cma_map_load(sr, &areas.area[i], &m->map);
 		if (!ret)
-			ret = load_failed_pfns(&sr, areas.area[i].name,
+			ret = load_failed_pfns(sr, areas.area[i].name,
 					       &m->failed, &m->nr_failed);
 		if (ret)
 			goto out;

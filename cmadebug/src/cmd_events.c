@@ -10,13 +10,13 @@ int cmd_events(struct cmd_ctx *ctx, int argc, char **argv)
 	struct emit *e = ctx->out;
 	struct event_list list;
 	struct cmd_args args;
-	struct sysroot sr;
+	struct sysroot *sr = ctx->sr;
 	int ret;
 
-	ret = cmd_start(ctx, "events", argc, argv, &args, &sr);
+	ret = cmd_start(ctx, "events", argc, argv, &args);
 	if (ret >= 0)
 		return ret;
-	ret = events_load(&sr, &list);
+	ret = events_load(sr, &list);
 	if (ret)
 		return ret;
 

@@ -47,10 +47,10 @@ int cmd_failures(struct cmd_ctx *ctx, int argc, char **argv)
 	struct cma_areas areas;
 	unsigned int first, last, nr_logs = 0, shown = 0;
 	struct cmd_args args;
-	struct sysroot sr;
+	struct sysroot *sr = ctx->sr;
 	int ret;
 
-	ret = cmd_start_areas(ctx, "failures", argc, argv, &args, &sr, &areas,
+	ret = cmd_start_areas(ctx, "failures", argc, argv, &args, &areas,
 			      &first, &last);
 	if (ret >= 0)
 		return ret;
@@ -63,7 +63,7 @@ int cmd_failures(struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	nr_logs = last - first + 1;	/* zeroed: safe to free if not loaded */
 	for (unsigned int i = first; i <= last; i++) {
-		ret = failures_load(&sr, areas.area[i].name, &logs[i - first]);
+		ret = failures_load(sr, areas.area[i].name, &logs[i - first]);
 		if (ret)
 			goto out;
 	}

@@ -320,22 +320,22 @@ int cmd_snapshot(struct cmd_ctx *ctx, int argc, char **argv)
 	struct snapshot_out o;
 	struct cma_areas areas;
 	struct cmd_args args;
-	struct sysroot sr;
+	struct sysroot *sr = ctx->sr;
 	int ret;
 
-	ret = cmd_start(ctx, "snapshot", argc, argv, &args, &sr);
+	ret = cmd_start(ctx, "snapshot", argc, argv, &args);
 	if (ret >= 0)
 		return ret;
 	if (!args.output) {
 		err_msg("snapshot: -o FILE is required, or -o - for standard output (see 'cmadebug snapshot --help')");
 		return EXIT_USAGE;
 	}
-	ret = cma_areas_load(&sr, &areas);
+	ret = cma_areas_load(sr, &areas);
 	if (ret)
 		return ret;
 	ret = out_open(&o, args.output);
 	if (!ret) {
-		ret = write_snapshot(ctx, &sr, &areas, o.f,
+		ret = write_snapshot(ctx, sr, &areas, o.f,
 				     o.f == stdout ? "standard output" :
 						     args.output);
 		ret = out_close(&o, ret);

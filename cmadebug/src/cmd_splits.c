@@ -97,15 +97,15 @@ int cmd_splits(struct cmd_ctx *ctx, int argc, char **argv)
 	struct emit *e = ctx->out;
 	struct lm_layout layout;
 	struct cmd_args args;
-	struct sysroot sr;
+	struct sysroot *sr = ctx->sr;
 	bool ptdump;
 	int ret;
 
-	ret = cmd_start(ctx, "splits", argc, argv, &args, &sr);
+	ret = cmd_start(ctx, "splits", argc, argv, &args);
 	if (ret >= 0)
 		return ret;
 	/* Everything is read before anything is printed: no half output. */
-	ret = layout_load(&sr, &layout);
+	ret = layout_load(sr, &layout);
 	if (ret)
 		return ret;
 	ptdump = layout.source[0] == 'p';
@@ -113,9 +113,9 @@ int cmd_splits(struct cmd_ctx *ctx, int argc, char **argv)
 		  "ptdump (debugfs kernel_page_tables): no linear_map/ in this kernel" :
 		  "debugfs linear_map/layout");
 	if (!ptdump) {
-		ret = splits_load(&sr, &splits);
+		ret = splits_load(sr, &splits);
 		if (!ret)
-			ret = attr_changes_load(&sr, &changes);
+			ret = attr_changes_load(sr, &changes);
 		if (ret)
 			goto out;
 	}

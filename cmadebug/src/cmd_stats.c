@@ -39,10 +39,10 @@ int cmd_stats(struct cmd_ctx *ctx, int argc, char **argv)
 	struct cma_areas areas;
 	unsigned int first, last;
 	struct cmd_args args;
-	struct sysroot sr;
+	struct sysroot *sr = ctx->sr;
 	int ret;
 
-	ret = cmd_start_areas(ctx, "stats", argc, argv, &args, &sr, &areas,
+	ret = cmd_start_areas(ctx, "stats", argc, argv, &args, &areas,
 			      &first, &last);
 	if (ret >= 0)
 		return ret;
@@ -55,7 +55,7 @@ int cmd_stats(struct cmd_ctx *ctx, int argc, char **argv)
 		goto out;
 	}
 	for (unsigned int i = first; i <= last; i++) {
-		ret = stats_load(&sr, areas.area[i].name, &stats[i - first]);
+		ret = stats_load(sr, areas.area[i].name, &stats[i - first]);
 		if (ret)
 			goto out;
 	}

@@ -60,7 +60,7 @@ struct tlb_run {
 
 struct tlb_state {
 	struct tlb_opts o;
-	struct sysroot sr;
+	struct sysroot *sr;	/* the command's (cmd_ctx) */
 	struct tlb_meta meta;
 	char names[TLB_MAX_EVENTS][TLB_NAME_MAX];
 	const char *name_ptr[TLB_MAX_EVENTS];
@@ -427,11 +427,11 @@ static int walk_once(struct tlb_state *s, struct tlb_group *g, struct tlb_run *r
 	ssize_t n;
 	int fd, ret, len_req = tlb_walk_request(&s->o.w, req, sizeof(req));
 
-	if (len_req < 0 || sysroot_path(&s->sr, FS_DEBUGFS, WALK_FILE, path))
+	if (len_req < 0 || sysroot_path(s->sr, FS_DEBUGFS, WALK_FILE, path))
 		return EXIT_ENV;
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
-		return sysroot_read_error(&s->sr, FS_DEBUGFS, WALK_FILE, -errno,
+		return sysroot_read_error(s->sr, FS_DEBUGFS, WALK_FILE, -errno,
 					  "CONFIG_LINEAR_MAP_BENCH (kernel-patches/0016)");
 	ret = tlb_group_start(g);
 	n = ret ? -1 : write(fd, req, (size_t)len_req);
@@ -457,15 +457,15 @@ static int walk_once(struct tlb_state *s, struct tlb_group *g, struct tlb_run *r
 		err_msg("reading the counters failed: %s", strerror(-ret));
 		return EXIT_ENV;
 	}
-	ret = sysroot_read(&s->sr, FS_DEBUGFS, WALK_FILE, &buf, &len);
+	ret = sysroot_read(s->sr, FS_DEBUGFS, WALK_FILE, &buf, &len);
 	if (ret)
-		return sysroot_read_error(&s->sr, FS_DEBUGFS, WALK_FILE, ret,
+		return sysroot_read_error(s->sr, FS_DEBUGFS, WALK_FILE, ret,
 					  "CONFIG_LINEAR_MAP_BENCH (kernel-patches/0016)");
 	r->w = s->o.w;
 	ret = tlb_walk_parse(buf, len, &r->w);
 	free(buf);
 	if (ret)
-		return sysroot_content_error(&s->sr, FS_DEBUGFS, WALK_FILE, ret == -ESTALE ?
+		return sysroot_content_error(s->sr, FS_DEBUGFS, WALK_FILE, ret == -ESTALE ?
 					     "reports another run than ours (two walks at once?)" :
 					     "no complete report of the run");
 	return -1;
@@ -647,11 +647,12 @@ static int prepare(struct cmd_ctx *ctx, struct tlb_state *s)
 	cpu_set_t set;
 	int ret;
 
-	ret = sysroot_open(&s->sr, ctx->root_opts);
+	s->sr = ctx->sr;
+	ret = sysroot_open(s->sr, ctx->root_opts);
 	if (ret)
 		return ret;
-	if (s->o.walk && !sysroot_exists(&s->sr, FS_DEBUGFS, WALK_FILE))
-		return sysroot_read_error(&s->sr, FS_DEBUGFS, WALK_FILE, -ENOENT,
+	if (s->o.walk && !sysroot_exists(s->sr, FS_DEBUGFS, WALK_FILE))
+		return sysroot_read_error(s->sr, FS_DEBUGFS, WALK_FILE, -ENOENT,
 					  "CONFIG_LINEAR_MAP_BENCH (kernel-patches/0016)");
 	s->pmu_type = -1;
 	if (s->o.pmu) {
@@ -659,9 +660,9 @@ static int prepare(struct cmd_ctx *ctx, struct tlb_state *s)
 		uint64_t type;
 
 		snprintf(rel, sizeof(rel), "bus/event_source/devices/%s/type", s->o.pmu);
-		ret = sysroot_read_u64(&s->sr, FS_SYSFS, rel, &type);
+		ret = sysroot_read_u64(s->sr, FS_SYSFS, rel, &type);
 		if (ret || type > INT32_MAX)
-			return sysroot_read_error(&s->sr, FS_SYSFS, rel, ret ? ret : -ERANGE,
+			return sysroot_read_error(s->sr, FS_SYSFS, rel, ret ? ret : -ERANGE,
 						  "a PMU of that name (ls /sys/bus/event_source/devices)");
 		s->pmu_type = (int)type;
 	}
@@ -683,7 +684,7 @@ static int prepare(struct cmd_ctx *ctx, struct tlb_state *s)
 				  sizeof(s->names[i]));
 		s->name_ptr[i] = s->names[i];
 	}
-	meta_load(&s->sr, &s->meta);
+	meta_load(s->sr, &s->meta);
 	s->runs = calloc(s->o.runs, sizeof(*s->runs));
 	if (!s->runs) {
 		err_msg("out of memory");

@@ -524,20 +524,20 @@ static int trace_record(struct cmd_ctx *ctx, int argc, char **argv)
 	struct trace_session sess;
 	struct trace_recs recs = { 0 };
 	struct record_args a;
-	struct sysroot sr;
+	struct sysroot *sr = ctx->sr;
 	int ret, status = -1;
 
 	ret = parse_record_args(argc, argv, &a);
 	if (ret >= 0)
 		return ret;
-	ret = sysroot_open(&sr, ctx->root_opts);
+	ret = sysroot_open(sr, ctx->root_opts);
 	if (ret)
 		return ret;
 	/* Before the instance exists: a signal from now on only stops. */
 	sigemptyset(&sa.sa_mask);
 	for (unsigned int i = 0; i < ARRAY_SIZE(sigs); i++)
 		sigaction(sigs[i], &sa, &old[i]);
-	ret = trace_session_start(&sess, &sr, ctx->verbose);
+	ret = trace_session_start(&sess, sr, ctx->verbose);
 	sess.max_bytes = (size_t)a.max_bytes;
 	if (!ret && sess.nr_missing) {
 		char text[256];

@@ -66,26 +66,25 @@ int cmd_parse_args(const struct command *cmd, int argc, char **argv,
 }
 
 int cmd_start(struct cmd_ctx *ctx, const char *name, int argc, char **argv,
-	      struct cmd_args *args, struct sysroot *sr)
+	      struct cmd_args *args)
 {
 	int ret = cmd_parse_args(command_find(name), argc, argv, args);
 
 	if (ret >= 0)
 		return ret;
-	ret = sysroot_open(sr, ctx->root_opts);
+	ret = sysroot_open(ctx->sr, ctx->root_opts);
 	return ret ? ret : -1;
 }
 
 int cmd_start_areas(struct cmd_ctx *ctx, const char *name, int argc,
-		    char **argv, struct cmd_args *args, struct sysroot *sr,
-		    struct cma_areas *areas, unsigned int *first,
+		    char **argv, struct cmd_args *args, struct cma_areas *areas, unsigned int *first,
 		    unsigned int *last)
 {
-	int ret = cmd_start(ctx, name, argc, argv, args, sr);
+	int ret = cmd_start(ctx, name, argc, argv, args);
 
 	if (ret >= 0)
 		return ret;
-	ret = cma_areas_load(sr, areas);
+	ret = cma_areas_load(ctx->sr, areas);
 	if (ret)
 		return ret;
 	ret = cma_areas_select(areas, args->area, first, last);

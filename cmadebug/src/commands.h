@@ -11,6 +11,7 @@
 /* What every command gets: the parsed global options, nothing global. */
 struct cmd_ctx {
 	const struct sysroot_opts *root_opts;
+	struct sysroot *sr;	/* opened by the command, closed by main */
 	struct emit *out;
 	bool verbose;
 };
@@ -64,19 +65,18 @@ const struct command *command_find(const char *name);
 
 /*
  * What every command does first: parse its arguments, open the live or
- * captured system.  Returns -1 to go on, else the exit code (an error line
+ * captured system (ctx->sr).  Returns -1 to go on, else the exit code (an error line
  * is printed).
  */
 int cmd_start(struct cmd_ctx *ctx, const char *name, int argc, char **argv,
-	      struct cmd_args *args, struct sysroot *sr);
+	      struct cmd_args *args);
 
 /*
  * cmd_start(), then load the CMA areas and select those the arguments name
  * ([*first, *last]).  On -1 the caller owns *areas (cma_areas_free()).
  */
 int cmd_start_areas(struct cmd_ctx *ctx, const char *name, int argc,
-		    char **argv, struct cmd_args *args, struct sysroot *sr,
-		    struct cma_areas *areas, unsigned int *first,
+		    char **argv, struct cmd_args *args, struct cma_areas *areas, unsigned int *first,
 		    unsigned int *last);
 
 #endif

@@ -434,17 +434,28 @@ static void text_field(struct emit *e, const char *label, bool right,
 /* The text form of an unsigned field. */
 static void uint_text(enum emit_fmt fmt, uint64_t v, char *text, size_t size)
 {
-	switch (fmt) {
-	case FMT_HEX:
-		snprintf(text, size, "%#" PRIx64, v);
-		break;
-	case FMT_SIZE:
+	char digits[24], *d = digits + sizeof(digits);
+	const char *prefix = fmt == FMT_HEX && v ? "0x" : "";	/* as %#x */
+	unsigned int base = fmt == FMT_HEX ? 16 : 10;
+	size_t plen = strlen(prefix), dlen;
+
+	if (fmt == FMT_SIZE) {
 		format_size(v, text, size);
-		break;
-	default:
-		snprintf(text, size, "%" PRIu64, v);
-		break;
+		return;
 	}
+	/* "%#" PRIx64 and "%" PRIu64 by hand: printf dominated long tables. */
+	do {
+		*--d = "0123456789abcdef"[v % base];
+		v /= base;
+	} while (v);
+	dlen = (size_t)(digits + sizeof(digits) - d);
+	if (plen + dlen >= size) {
+		*text = '\0';	/* callers pass 64 bytes: never */
+		return;
+	}
+	memcpy(text, prefix, plen);
+	memcpy(text + plen, d, dlen);
+	text[plen + dlen] = '\0';
 }
 
 size_t emit_uint_width(enum emit_fmt fmt, uint64_t v)

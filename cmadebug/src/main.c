@@ -162,7 +162,8 @@ int main(int argc, char **argv)
 		.debugfs = getenv("CMADEBUG_DEBUGFS"),
 		.tracefs = getenv("CMADEBUG_TRACEFS"),
 	};
-	struct cmd_ctx ctx = { .root_opts = &root_opts };
+	struct sysroot sr = { .root_fd = -1 };
+	struct cmd_ctx ctx = { .root_opts = &root_opts, .sr = &sr };
 	const struct command *cmd;
 	char **cargv;
 	bool json = false;
@@ -257,6 +258,7 @@ int main(int argc, char **argv)
 	emit_init(&out, stdout, json);
 	ctx.out = &out;
 	ret = cmd->run(&ctx, cargc, cargv);
+	sysroot_close(&sr);
 	free(cargv);
 	/* A check that found a problem (alias: 3) has written its report. */
 	if ((ret == EXIT_OK || ret == EXIT_PROBLEM) && emit_finish(&out)) {

@@ -267,21 +267,16 @@ static int open_in_root_by_hand(int rootfd, const char *rel, int flags)
  */
 static bool openat2_refused;
 
-static int open_in_root(const char *root, const char *rel, int flags)
+static int open_in_root(int rootfd, const char *rel, int flags)
 {
 	struct open_how how = {
 		.flags = (uint64_t)(flags | O_CLOEXEC),
 		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
 	};
-	int rootfd, fd, err;
+	int fd = -1, err = ENOSYS;
 
-	rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (rootfd < 0)
-		return -errno;
 	while (*rel == '/')
 		rel++;
-	fd = -1;
-	err = ENOSYS;
 	if (!openat2_refused) {
 		fd = (int)syscall(SYS_openat2, rootfd, *rel ? rel : ".", &how,
 				  sizeof(how));
@@ -292,7 +287,6 @@ static int open_in_root(const char *root, const char *rel, int flags)
 		fd = open_in_root_by_hand(rootfd, rel, flags);
 		err = fd < 0 ? -fd : 0;
 	}
-	close(rootfd);
 	return fd < 0 ? -err : fd;
 }
 
@@ -306,7 +300,7 @@ static int sysroot_fd(const struct sysroot *sr, enum fs_kind kind,
 	if (ret)
 		return ret;
 	if (!sr->live)
-		return open_in_root(sr->root, path, flags);
+		return open_in_root(sr->root_fd, path, flags);
 	fd = open(path, flags | O_CLOEXEC);
 	return fd < 0 ? -errno : fd;
 }
@@ -569,15 +563,16 @@ int sysroot_open(struct sysroot *sr, const struct sysroot_opts *opts)
 	int ret;
 
 	memset(sr, 0, sizeof(*sr));
+	sr->root_fd = -1;
 	sr->live = !opts->root;
 	if (opts->root) {
-		struct stat st;
-
 		if (strlen(opts->root) >= sizeof(sr->root)) {
 			err_msg("--root %s: path too long", opts->root);
 			return EXIT_USAGE;
 		}
-		if (stat(opts->root, &st) || !S_ISDIR(st.st_mode)) {
+		/* Held for the command: every file is opened relative to it. */
+		sr->root_fd = open(opts->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (sr->root_fd < 0) {
 			err_msg("--root %s: not a directory", opts->root);
 			return EXIT_ENV;
 		}
@@ -586,7 +581,7 @@ int sysroot_open(struct sysroot *sr, const struct sysroot_opts *opts)
 
 	ret = read_regular_fd(sr->live ?
 			      open("/proc/mounts", O_RDONLY | O_CLOEXEC) :
-			      open_in_root(sr->root, "proc/mounts",
+			      open_in_root(sr->root_fd, "proc/mounts",
 					   O_RDONLY | O_NONBLOCK | O_NOCTTY),
 			      &mounts, &len);
 	if (ret) {
@@ -604,4 +599,11 @@ int sysroot_open(struct sysroot *sr, const struct sysroot_opts *opts)
 	find_mount(mounts, len, NULL, "sysfs", "/sys", sr->sysfs);
 	free(mounts);
 	return find_tracefs(sr, opts);
+}
+
+void sysroot_close(struct sysroot *sr)
+{
+	if (sr->root_fd >= 0)
+		close(sr->root_fd);
+	sr->root_fd = -1;
 }

@@ -23,6 +23,7 @@ enum fs_kind {
 
 struct sysroot {
 	char root[PATH_MAX];	/* "" for the live system, else "DIR" */
+	int root_fd;		/* DIR, opened once; -1 for the live system */
 	bool live;
 	/* Mount points as the (captured) system sees them; "" if absent. */
 	char debugfs[PATH_MAX];
@@ -36,8 +37,13 @@ struct sysroot_opts {
 	const char *tracefs;	/* override of the tracefs mount point */
 };
 
-/* Finds the mount points from <root>/proc/mounts.  Fails with EXIT_ENV. */
+/*
+ * Finds the mount points from <root>/proc/mounts.  Fails with EXIT_ENV.
+ * sysroot_close() it after success or failure (ROOT_FD -1 before the open
+ * is safe too).
+ */
 int sysroot_open(struct sysroot *sr, const struct sysroot_opts *opts);
+void sysroot_close(struct sysroot *sr);
 
 bool sysroot_has(const struct sysroot *sr, enum fs_kind kind);
 const char *fs_kind_name(enum fs_kind kind);

@@ -151,9 +151,16 @@ static int write_snapshot(struct cmd_ctx *ctx, const struct sysroot *sr,
 struct snapshot_out {
 	const char *target;
 	char dir[PATH_MAX];
-	FILE *f;
+	FILE *f;		/* what the document is written to */
 	bool atomic;
 	char named[PATH_MAX];	/* the fallback's temporary file, or "" */
+	/*
+	 * Not atomic: the document is held in memory (F) and written to DEST
+	 * only when whole, so a failed snapshot writes nothing there.
+	 */
+	FILE *dest;
+	char *mem;
+	size_t mem_len;
 };
 
 /*
@@ -208,18 +215,22 @@ static int out_open(struct snapshot_out *o, const char *target)
 
 	memset(o, 0, sizeof(*o));
 	o->target = target;
-	if (!strcmp(target, "-")) {
-		o->f = stdout;
-		return EXIT_OK;
-	}
-	if (!lstat(target, &st) && !S_ISREG(st.st_mode)) {
-		if (S_ISDIR(st.st_mode)) {
+	if (!strcmp(target, "-") ||
+	    (!lstat(target, &st) && !S_ISREG(st.st_mode))) {
+		if (strcmp(target, "-") && S_ISDIR(st.st_mode)) {
 			err_msg("snapshot: %s is a directory", target);
 			return EXIT_USAGE;
 		}
-		o->f = fopen(target, "w");
-		if (!o->f) {
+		o->dest = strcmp(target, "-") ? fopen(target, "w") : stdout;
+		if (!o->dest) {
 			err_msg("snapshot: %s: %s", target, strerror(errno));
+			return EXIT_ENV;
+		}
+		o->f = open_memstream(&o->mem, &o->mem_len);
+		if (!o->f) {
+			if (o->dest != stdout)
+				fclose(o->dest);
+			err_msg("out of memory");
 			return EXIT_ENV;
 		}
 		return EXIT_OK;
@@ -293,8 +304,27 @@ static int out_link(struct snapshot_out *o)
 /* Finishes OUT: every error is one line naming the file.  0 or EXIT_ENV. */
 static int out_close(struct snapshot_out *o, int ret)
 {
-	const char *name = o->f == stdout ? "standard output" : o->target;
+	const char *name = o->dest == stdout ? "standard output" : o->target;
 
+	if (o->dest) {	/* the whole document, or nothing */
+		if (fclose(o->f) && !ret) {
+			err_msg("out of memory");
+			ret = EXIT_ENV;
+		}
+		o->f = NULL;
+		if (!ret && (fwrite(o->mem, 1, o->mem_len, o->dest) != o->mem_len ||
+			     fflush(o->dest))) {
+			err_msg("snapshot: writing %s: %s", name, strerror(errno));
+			ret = EXIT_ENV;
+		}
+		if (o->dest != stdout && fclose(o->dest) && !ret) {
+			err_msg("snapshot: writing %s: %s", name, strerror(errno));
+			ret = EXIT_ENV;
+		}
+		free(o->mem);
+		o->dest = NULL;
+		return ret;
+	}
 	if (!ret && (fflush(o->f) || (o->atomic && fsync(fileno(o->f))))) {
 		err_msg("snapshot: writing %s: %s", name, strerror(errno));
 		ret = EXIT_ENV;
@@ -303,7 +333,7 @@ static int out_close(struct snapshot_out *o, int ret)
 		err_msg("snapshot: %s: %s", o->target, strerror(errno));
 		ret = EXIT_ENV;
 	}
-	if (o->f != stdout && fclose(o->f) && !ret) {
+	if (fclose(o->f) && !ret) {
 		err_msg("snapshot: writing %s: %s", name, strerror(errno));
 		ret = EXIT_ENV;
 	}
@@ -336,7 +366,7 @@ int cmd_snapshot(struct cmd_ctx *ctx, int argc, char **argv)
 	ret = out_open(&o, args.output);
 	if (!ret) {
 		ret = write_snapshot(ctx, sr, &areas, o.f,
-				     o.f == stdout ? "standard output" :
+				     o.dest == stdout ? "standard output" :
 						     args.output);
 		ret = out_close(&o, ret);
 	}

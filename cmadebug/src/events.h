@@ -38,5 +38,13 @@ void events_free(struct event_list *list);
  */
 int event_format_fields(const char *system, const char *buf, size_t len,
 			char **fields, unsigned int max);
+/*
+ * The same in a child process: libtraceevent trusts the format file, and
+ * one in a captured tree can crash it (tests/fuzz/known-libtraceevent/).
+ * On failure WHY says what happened (it crashed, it hung, it refused).
+ */
+int event_format_fields_isolated(const char *system, const char *buf,
+				 size_t len, char **fields, unsigned int max,
+				 char *why, size_t why_size);
 
 #endif

@@ -667,3 +667,16 @@ def test_help_of_nothing_and_of_a_stranger(cmadebug_bin):
     res = run(cmadebug_bin, "help", "nope")
     assert res.returncode == 1
     assert res.stderr.splitlines() == ["cmadebug: help: 'nope' is not one command (see 'cmadebug --help')"]
+
+
+@pytest.mark.parametrize("command", [["events"], ["snapshot", "-o", "-"]])
+def test_a_format_that_crashes_libtraceevent_is_one_line(cmadebug_bin, tmp_path, command):
+    """tests/fuzz/known-libtraceevent/field-array-bracket makes libtraceevent
+    1.7.1 dereference NULL; in a captured tree it reached it through events
+    and snapshot (the tool died of SIGSEGV).  The parse runs in a child now."""
+    root = copy_tree(tmp_path)
+    fmt = root / "sys/kernel/tracing/events/cma/cma_alloc_fail/format"
+    assert fmt.is_file()
+    shutil.copy(TOP / "tests/fuzz/known-libtraceevent/field-array-bracket", fmt)
+    res = run(cmadebug_bin, "--root", str(root), *command)
+    assert_env_error(res, str(fmt), "libtraceevent crashed on this format file")

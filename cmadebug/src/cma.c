@@ -292,3 +292,82 @@ void cma_areas_free(struct cma_areas *areas)
 	free(areas->area);
 	memset(areas, 0, sizeof(*areas));
 }
+
+void cma_devices_free(struct cma_devices *devs)
+{
+	free(devs->dev);
+	devs->dev = NULL;
+	devs->nr = 0;
+}
+
+int cma_devices_parse(const char *buf, size_t len, struct cma_devices *devs)
+{
+	const char *p = buf, *end = buf + len, *line;
+	unsigned int cap = 0;
+	bool counted = false;
+	size_t llen;
+
+	devs->dev = NULL;
+	devs->nr = 0;
+	while (next_line(&p, end, &line, &llen)) {
+		const char *lp = line, *word[3];
+		size_t wlen[3];
+		unsigned int nw = 0;
+		uint64_t count;
+
+		if (counted)
+			goto fail;	/* nothing after the count */
+		if (llen > 6 && !memcmp(line, "count=", 6)) {
+			if (parse_u64(line + 6, llen - 6, &count) || count != devs->nr)
+				goto fail;
+			counted = true;
+			continue;
+		}
+		while (nw < 3 && next_word(&lp, line + llen, &word[nw], &wlen[nw]))
+			nw++;
+		if (nw != 2 || devs->nr == CMA_DEVICES_MAX)
+			goto fail;
+		if (grow_array((void **)&devs->dev, devs->nr, &cap,
+			       sizeof(*devs->dev))) {
+			cma_devices_free(devs);
+			return -ENOMEM;
+		}
+		if (copy_token(word[0], wlen[0], devs->dev[devs->nr].name,
+			       sizeof(devs->dev[0].name)) ||
+		    copy_token(word[1], wlen[1], devs->dev[devs->nr].driver,
+			       sizeof(devs->dev[0].driver)))
+			goto fail;
+		devs->nr++;
+	}
+	if (counted)
+		return 0;
+fail:
+	cma_devices_free(devs);
+	return -EINVAL;
+}
+
+int cma_devices_load(const struct sysroot *sr, const char *area,
+		     struct cma_devices *devs, bool *present)
+{
+	char rel[PATH_MAX], *buf;
+	size_t len;
+	int ret;
+
+	devs->dev = NULL;
+	devs->nr = 0;
+	snprintf(rel, sizeof(rel), "cma/%s/devices", area);
+	*present = sysroot_exists(sr, FS_DEBUGFS, rel);
+	if (!*present)
+		return EXIT_OK;
+	ret = sysroot_read(sr, FS_DEBUGFS, rel, &buf, &len);
+	if (ret)
+		return sysroot_read_error(sr, FS_DEBUGFS, rel, ret,
+					  "the series' devices file (kernel-patches/)");
+	ret = cma_devices_parse(buf, len, devs);
+	free(buf);
+	if (ret)
+		return sysroot_content_error(sr, FS_DEBUGFS, rel,
+					     ret == -ENOMEM ? "out of memory" :
+					     "malformed or cut short");
+	return EXIT_OK;
+}

@@ -81,6 +81,34 @@ int u32_array_words(const char *buf, size_t len, uint64_t *words);
  */
 int cma_ranges_size(struct cma_area *a, const uint64_t *words);
 
+/* One device attached to a device-private area (the series' cma/<area>/devices). */
+#define CMA_DEVICE_NAME_MAX	128
+
+struct cma_device {
+	char name[CMA_DEVICE_NAME_MAX];
+	char driver[CMA_DEVICE_NAME_MAX];	/* "-": no driver bound */
+};
+
+#define CMA_DEVICES_MAX	256
+
+struct cma_devices {
+	struct cma_device *dev;
+	unsigned int nr;
+};
+
+/*
+ * Parser: "device driver" lines, then "count=N" equal to their number;
+ * -EINVAL for anything else, -ENOMEM.  *DEVS is freed on error.
+ */
+int cma_devices_parse(const char *buf, size_t len, struct cma_devices *devs);
+/*
+ * cma/<AREA>/devices; *PRESENT false (and no error) on a kernel without the
+ * file.  Prints one error line and returns an exit code.
+ */
+int cma_devices_load(const struct sysroot *sr, const char *area,
+		     struct cma_devices *devs, bool *present);
+void cma_devices_free(struct cma_devices *devs);
+
 /* Loads every area.  Prints one error line and returns an exit code. */
 int cma_areas_load(const struct sysroot *sr, struct cma_areas *areas);
 void cma_areas_free(struct cma_areas *areas);

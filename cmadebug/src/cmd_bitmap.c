@@ -45,7 +45,8 @@ struct area_map {
  * monotonic in its value): a big fragmented area has millions of runs, too
  * many to hold as text cells.
  */
-static unsigned int runs_columns(const struct area_map *maps,
+static unsigned int runs_columns(const struct emit *e,
+				 const struct area_map *maps,
 				 const struct cma_areas *areas,
 				 unsigned int first, unsigned int last,
 				 struct emit_column *cols)
@@ -71,9 +72,9 @@ static unsigned int runs_columns(const struct area_map *maps,
 		}
 	}
 	cols[0] = (struct emit_column){ "AREA", name };
-	cols[1] = (struct emit_column){ "FIRST_PFN", emit_uint_width(FMT_HEX, max_first) };
-	cols[2] = (struct emit_column){ "LAST_PFN", emit_uint_width(FMT_HEX, max_last) };
-	cols[3] = (struct emit_column){ "PAGES", emit_uint_width(FMT_DEC, max_pages) };
+	cols[1] = (struct emit_column){ "FIRST_PFN", emit_uint_width(e, FMT_HEX, max_first) };
+	cols[2] = (struct emit_column){ "LAST_PFN", emit_uint_width(e, FMT_HEX, max_last) };
+	cols[3] = (struct emit_column){ "PAGES", emit_uint_width(e, FMT_DEC, max_pages) };
 	return 4;
 }
 
@@ -116,7 +117,7 @@ int cmd_bitmap(struct cmd_ctx *ctx, int argc, char **argv)
 	ret = EXIT_OK;	/* also with no area (cma=0) */
 	emit_object_begin(e, NULL);
 	emit_list_begin_streamed(e, "runs", run_cols,
-				 runs_columns(maps, &areas, first, last, run_cols));
+				 runs_columns(e, maps, &areas, first, last, run_cols));
 	for (unsigned int i = first; i <= last; i++) {
 		const struct cma_map *map = &maps[i - first].map;
 
@@ -142,7 +143,7 @@ int cmd_bitmap(struct cmd_ctx *ctx, int argc, char **argv)
 		emit_object_begin(e, NULL);
 		emit_string(e, "name", "AREA", areas.area[i].name);
 		emit_string(e, "source", "SOURCE", m->map.source);
-		emit_uint(e, "used_pages", "USED", FMT_DEC, m->map.pages);
+		emit_uint(e, "used_pages", "USED_PAGES", FMT_DEC, m->map.pages);
 		emit_list_begin(e, "failed_pfns");
 		for (unsigned int f = 0; f < m->nr_failed; f++)
 			emit_uint(e, NULL, NULL, FMT_HEX, m->failed[f]);

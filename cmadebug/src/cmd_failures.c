@@ -10,7 +10,7 @@ static void emit_record(struct emit *e, const char *area,
 {
 	emit_object_begin(e, NULL);
 	emit_string(e, "area", "AREA", area);
-	emit_uint(e, "time_ns", "TIME_NS", FMT_DEC, r->time_ns);
+	emit_uint(e, "time_ns", "TIME", FMT_NS, r->time_ns);
 	emit_uint(e, "attempt", "ATTEMPT", FMT_DEC, r->attempt);
 	if (r->has_start)
 		emit_uint(e, "start_pfn", "START_PFN", FMT_HEX, r->start_pfn);

@@ -6,22 +6,25 @@
 #include "commands.h"
 #include "failures.h"
 
-/* Text labels of the counters 0004 documents; others are JSON-only. */
+/*
+ * Text labels of the counters 0004 documents, each with its unit (requests,
+ * pages; FAIL_* count failed requests by stage); others are JSON-only.
+ */
 static const struct {
 	const char *name, *label;
 } stat_labels[] = {
 	{ "requests", "REQUESTS" },
-	{ "successes", "OK" },
-	{ "failures", "FAILED" },
+	{ "successes", "OK_REQUESTS" },
+	{ "failures", "FAILED_REQUESTS" },
 	{ "retries", "RETRIES" },
-	{ "pages_migrated", "MIGRATED" },
-	{ "failed_isolate", "ISOLATE" },
-	{ "failed_migrate", "MIGRATE" },
-	{ "failed_test", "TEST" },
-	{ "failed_no_space", "NO_SPACE" },
-	{ "failed_signal", "SIGNAL" },
-	{ "failed_other", "OTHER" },
-	{ "last_failure_ns", "LAST_FAILURE_NS" },
+	{ "pages_migrated", "MIGRATED_PAGES" },
+	{ "failed_isolate", "FAIL_ISOLATE" },
+	{ "failed_migrate", "FAIL_MIGRATE" },
+	{ "failed_test", "FAIL_TEST" },
+	{ "failed_no_space", "FAIL_NO_SPACE" },
+	{ "failed_signal", "FAIL_SIGNAL" },
+	{ "failed_other", "FAIL_OTHER" },
+	{ "last_failure_ns", "LAST_FAILURE" },
 };
 
 static const char *stat_label(const char *name)
@@ -68,10 +71,19 @@ int cmd_stats(struct cmd_ctx *ctx, int argc, char **argv)
 
 		emit_object_begin(e, NULL);
 		emit_string(e, "name", "AREA", areas.area[i].name);
-		for (unsigned int s = 0; s < st->nr; s++)
-			emit_uint(e, st->stat[s].name,
-				  stat_label(st->stat[s].name), FMT_DEC,
-				  st->stat[s].value);
+		for (unsigned int s = 0; s < st->nr; s++) {
+			const char *name = st->stat[s].name;
+			bool is_time = !strcmp(name, "last_failure_ns");
+
+			if (is_time && !st->stat[s].value) {
+				/* 0: no failure yet, not a time since boot */
+				emit_uint(e, name, NULL, FMT_DEC, 0);
+				emit_string(e, NULL, stat_label(name), "never");
+				continue;
+			}
+			emit_uint(e, name, stat_label(name),
+				  is_time ? FMT_NS : FMT_DEC, st->stat[s].value);
+		}
 		emit_object_end(e);
 	}
 	emit_list_end(e);

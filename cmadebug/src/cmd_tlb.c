@@ -597,7 +597,7 @@ static void emit_results(struct emit *e, const struct tlb_state *s)
 		emit_uint(e, "run", "RUN", FMT_DEC, run + 1);
 		if (s->o.walk) {
 			emit_uint(e, "cpu", "CPU", FMT_DEC, r->w.cpu);
-			emit_uint(e, "elapsed_ns", "ELAPSED_NS", FMT_DEC, r->w.elapsed_ns);
+			emit_uint(e, "elapsed_ns", "ELAPSED", FMT_NS, r->w.elapsed_ns);
 			emit_uint(e, "faults", "FAULTS", FMT_DEC, r->w.faults);
 			emit_uint(e, "checksum", "CHECKSUM", FMT_DEC, r->w.checksum);
 		} else {

@@ -55,19 +55,19 @@ static void emit_latency(struct emit *e, const char *key,
 {
 	emit_object_begin(e, key);
 	emit_uint(e, "count", "Latency pairs", FMT_DEC, l->count);
-	emit_uint(e, "min_ns", "Latency min (ns)", FMT_DEC, l->min);
-	emit_uint(e, "p50_ns", "Latency p50 (ns)", FMT_DEC, l->p50);
-	emit_uint(e, "p90_ns", "Latency p90 (ns)", FMT_DEC, l->p90);
-	emit_uint(e, "p99_ns", "Latency p99 (ns)", FMT_DEC, l->p99);
-	emit_uint(e, "max_ns", "Latency max (ns)", FMT_DEC, l->max);
+	emit_uint(e, "min_ns", "Latency min", FMT_NS, l->min);
+	emit_uint(e, "p50_ns", "Latency p50", FMT_NS, l->p50);
+	emit_uint(e, "p90_ns", "Latency p90", FMT_NS, l->p90);
+	emit_uint(e, "p99_ns", "Latency p99", FMT_NS, l->p99);
+	emit_uint(e, "max_ns", "Latency max", FMT_NS, l->max);
 	/* log2 buckets; empty ones are left out. */
 	emit_list_begin(e, "histogram");
 	for (unsigned int b = 0; b < TRACE_HIST_BUCKETS; b++) {
 		if (!l->hist[b])
 			continue;
 		emit_object_begin(e, NULL);
-		emit_uint(e, "from_ns", "FROM_NS", FMT_DEC, b ? 1ULL << b : 0);
-		emit_uint(e, "to_ns", "TO_NS", FMT_DEC, 2ULL << b);
+		emit_uint(e, "from_ns", "FROM", FMT_NS, b ? 1ULL << b : 0);
+		emit_uint(e, "to_ns", "TO", FMT_NS, 2ULL << b);
 		emit_uint(e, "count", "ALLOCATIONS", FMT_DEC, l->hist[b]);
 		emit_object_end(e);
 	}
@@ -101,7 +101,7 @@ static void emit_summary(struct emit *e, const struct trace_summary *s,
 	emit_object_begin(e, NULL);
 	emit_string(e, "source", "Source", source);
 	emit_uint(e, "records", "Records", FMT_DEC, s->records);
-	emit_uint(e, "duration_ns", "Span (ns)", FMT_DEC,
+	emit_uint(e, "duration_ns", "Span", FMT_NS,
 		  s->last_ts - s->first_ts);
 	emit_uint(e, "lost_events", "Lost events", FMT_DEC, s->lost);
 	emit_bool(e, "lost_unknown", "Lost events uncounted", s->lost_unknown);
@@ -139,22 +139,22 @@ static void emit_summary(struct emit *e, const struct trace_summary *s,
 
 		emit_object_begin(e, NULL);
 		emit_string(e, "name", "AREA", a->name);
-		emit_uint(e, "requests", "ALLOCS", FMT_DEC, a->requests);
-		emit_uint(e, "pages", "PAGES", FMT_DEC, a->pages);
-		emit_uint(e, "succeeded", "OK", FMT_DEC, a->succeeded);
-		emit_uint(e, "failed", "FAILED", FMT_DEC, a->failed);
+		emit_uint(e, "requests", "REQUESTS", FMT_DEC, a->requests);
+		emit_uint(e, "pages", "REQ_PAGES", FMT_DEC, a->pages);
+		emit_uint(e, "succeeded", "OK_REQUESTS", FMT_DEC, a->succeeded);
+		emit_uint(e, "failed", "FAILED_REQUESTS", FMT_DEC, a->failed);
 		emit_uint(e, "fail_events", "FAILED_ATTEMPTS", FMT_DEC,
 			  a->fail_events);
 		emit_uint(e, "busy_retries", "RETRIES", FMT_DEC, a->busy_retries);
-		emit_uint(e, "pages_released", "RELEASED", FMT_DEC,
+		emit_uint(e, "pages_released", "RELEASED_PAGES", FMT_DEC,
 			  a->pages_released);
 		/* Flat: an object inside a table row would start a row. */
 		emit_uint(e, "latency_pairs", NULL, FMT_DEC, a->latency.count);
 		emit_uint(e, "latency_min_ns", NULL, FMT_DEC, a->latency.min);
-		emit_uint(e, "latency_p50_ns", "P50_NS", FMT_DEC, a->latency.p50);
+		emit_uint(e, "latency_p50_ns", "P50", FMT_NS, a->latency.p50);
 		emit_uint(e, "latency_p90_ns", NULL, FMT_DEC, a->latency.p90);
-		emit_uint(e, "latency_p99_ns", "P99_NS", FMT_DEC, a->latency.p99);
-		emit_uint(e, "latency_max_ns", "MAX_NS", FMT_DEC, a->latency.max);
+		emit_uint(e, "latency_p99_ns", "P99", FMT_NS, a->latency.p99);
+		emit_uint(e, "latency_max_ns", "MAX", FMT_NS, a->latency.max);
 		emit_object_end(e);
 	}
 	emit_list_end(e);

@@ -14,9 +14,10 @@ int cmd_parse_args(const struct command *cmd, int argc, char **argv,
 		const char *a = argv[i];
 
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			printf("Usage: cmadebug [OPTIONS] %s%s%s\n%s\n",
+			printf("Usage: cmadebug [OPTIONS] %s%s%s\n%s\n%s%s",
 			       cmd->name, *cmd->usage ? " " : "", cmd->usage,
-			       cmd->summary);
+			       cmd->summary, cmd->help ? "\n" : "",
+			       cmd->help ? cmd->help : "");
 			return EXIT_OK;
 		}
 		if ((cmd->accepts & ARG_SINCE) && !strcmp(a, "--since")) {
@@ -38,6 +39,16 @@ int cmd_parse_args(const struct command *cmd, int argc, char **argv,
 				return EXIT_USAGE;
 			}
 			args->output = argv[++i];
+			continue;
+		}
+		if ((cmd->accepts & ARG_COLUMNS) &&
+		    (!strcmp(a, "-o") || !strcmp(a, "--columns"))) {
+			if (i + 1 == argc || !*argv[i + 1]) {
+				err_msg("%s: %s needs a list of columns, as NAME,USED",
+					cmd->name, a);
+				return EXIT_USAGE;
+			}
+			args->columns = argv[++i];
 			continue;
 		}
 		if ((cmd->accepts & ARG_WIDTH) && !strcmp(a, "--width")) {

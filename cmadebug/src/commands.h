@@ -22,6 +22,7 @@ enum {
 	ARG_SINCE = 1 << 1,	/* --since NS */
 	ARG_WIDTH = 1 << 2,	/* --width N */
 	ARG_OUTPUT = 1 << 3,	/* -o FILE */
+	ARG_COLUMNS = 1 << 4,	/* -o, --columns LIST (text tables) */
 };
 
 #define MAP_WIDTH_DEFAULT	64
@@ -31,6 +32,7 @@ struct command {
 	const char *name;
 	const char *summary;
 	const char *usage;	/* arguments after the command name */
+	const char *help;	/* what --help adds: the arguments, examples */
 	unsigned int accepts;	/* ARG_* */
 	int (*run)(struct cmd_ctx *ctx, int argc, char **argv);
 };
@@ -41,6 +43,7 @@ struct cmd_args {
 	uint64_t since;		/* only records with time_ns > since */
 	unsigned int width;	/* characters of a map strip */
 	const char *output;	/* -o FILE */
+	const char *columns;	/* -o LIST: "NAME,USED" */
 };
 
 int cmd_areas(struct cmd_ctx *ctx, int argc, char **argv);

@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "emit.h"
 #include "util.h"
@@ -12,6 +13,7 @@ void emit_init(struct emit *e, FILE *out, bool json)
 	memset(e, 0, sizeof(*e));
 	e->out = out;
 	e->json = json;
+	e->pretty = true;
 	e->first[0] = true;
 }
 
@@ -29,7 +31,8 @@ static void json_indent(struct emit *e)
 	static const char spaces[] = "\n" "                "; /* EMIT_MAX_DEPTH * 2 */
 
 	_Static_assert(sizeof(spaces) - 2 >= EMIT_MAX_DEPTH * 2, "indent");
-	fwrite(spaces, 1, 1 + 2 * (size_t)e->depth, e->out);
+	if (e->pretty)
+		fwrite(spaces, 1, 1 + 2 * (size_t)e->depth, e->out);
 }
 
 /*
@@ -142,7 +145,7 @@ static void json_member(struct emit *e, const char *key)
 	e->started = true;
 	if (key) {
 		json_string(e->out, key);
-		fputs(": ", e->out);
+		fputs(e->pretty ? ": " : ":", e->out);
 	}
 }
 
@@ -264,15 +267,18 @@ static void pad(FILE *out, size_t width, size_t len)
 }
 
 /* One line of the table: CELLS, or the labels when CELLS is NULL. */
+/* One line of the table: CELLS, or the labels when CELLS is NULL; the
+ * columns ORDER lists (NR of them), in that order. */
 static void table_print_row(struct emit *e, char *const *cells,
-			    const size_t *width)
+			    const size_t *width, const unsigned int *order,
+			    unsigned int nr)
 {
 	const struct emit_table *t = &e->table;
 
-	for (unsigned int c = 0; c < t->ncols; c++) {
+	for (unsigned int i = 0; i < nr; i++) {
+		unsigned int c = order[i];
 		const char *s = cells ? cells[c] : t->labels[c];
-		bool last = c + 1 == t->ncols;
-
+		bool last = i + 1 == nr;
 		size_t len;
 
 		if (!s)
@@ -287,10 +293,39 @@ static void table_print_row(struct emit *e, char *const *cells,
 	}
 }
 
+/*
+ * The columns to print: every one, or those e->columns names ("NAME,USED",
+ * any case), in its order; a name this table lacks (a field another kernel
+ * has) is left out.
+ */
+static unsigned int table_order(const struct emit *e, unsigned int *order)
+{
+	const struct emit_table *t = &e->table;
+	const char *p = e->columns;
+	unsigned int nr = 0;
+
+	if (!p) {
+		for (unsigned int c = 0; c < t->ncols; c++)
+			order[nr++] = c;
+		return nr;
+	}
+	while (*p && nr < EMIT_MAX_COLS) {
+		size_t len = strcspn(p, ",");
+
+		for (unsigned int c = 0; c < t->ncols; c++)
+			if (strlen(t->labels[c]) == len &&
+			    !strncasecmp(t->labels[c], p, len))
+				order[nr++] = c;
+		p += len + (p[len] == ',');
+	}
+	return nr;
+}
+
 static void table_print(struct emit *e)
 {
 	struct emit_table *t = &e->table;
 	size_t width[EMIT_MAX_COLS];
+	unsigned int order[EMIT_MAX_COLS], nr = table_order(e, order);
 
 	for (unsigned int c = 0; c < t->ncols; c++) {
 		width[c] = strlen(t->labels[c]);
@@ -301,10 +336,10 @@ static void table_print(struct emit *e)
 				width[c] = strlen(s);
 		}
 	}
-	if (t->nrows)
-		table_print_row(e, NULL, width);
-	for (unsigned int r = 0; r < t->nrows; r++)
-		table_print_row(e, row_cells(t, r), width);
+	if (t->nrows && nr)
+		table_print_row(e, NULL, width, order, nr);
+	for (unsigned int r = 0; r < t->nrows && nr; r++)
+		table_print_row(e, row_cells(t, r), width, order, nr);
 	table_reset(t);
 }
 
@@ -312,14 +347,17 @@ static void table_print(struct emit *e)
 static void table_flush_row(struct emit *e)
 {
 	struct emit_table *t = &e->table;
+	unsigned int order[EMIT_MAX_COLS];
 
 	if (e->error || !t->nrows)
 		return;
+	for (unsigned int c = 0; c < t->ncols; c++)
+		order[c] = c;
 	if (!t->header_done) {
-		table_print_row(e, NULL, t->width);
+		table_print_row(e, NULL, t->width, order, t->ncols);
 		t->header_done = true;
 	}
-	table_print_row(e, row_cells(t, 0), t->width);
+	table_print_row(e, row_cells(t, 0), t->width, order, t->ncols);
 	for (unsigned int c = 0; c < t->ncols; c++) {
 		free(row_cells(t, 0)[c]);
 		row_cells(t, 0)[c] = NULL;
@@ -431,16 +469,34 @@ static void text_field(struct emit *e, const char *label, bool right,
 	free(clean);
 }
 
+/* "868.678 ms": three significant decimals at most, the unit that fits. */
+static void format_ns(uint64_t ns, char *text, size_t size)
+{
+	if (ns < 1000)
+		snprintf(text, size, "%llu ns", (unsigned long long)ns);
+	else if (ns < 1000000)
+		snprintf(text, size, "%.1f us", (double)ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(text, size, "%.3f ms", (double)ns / 1e6);
+	else
+		snprintf(text, size, "%.3f s", (double)ns / 1e9);
+}
+
 /* The text form of an unsigned field. */
-static void uint_text(enum emit_fmt fmt, uint64_t v, char *text, size_t size)
+static void uint_text(const struct emit *e, enum emit_fmt fmt, uint64_t v,
+		      char *text, size_t size)
 {
 	char digits[24], *d = digits + sizeof(digits);
 	const char *prefix = fmt == FMT_HEX && v ? "0x" : "";	/* as %#x */
 	unsigned int base = fmt == FMT_HEX ? 16 : 10;
 	size_t plen = strlen(prefix), dlen;
 
-	if (fmt == FMT_SIZE) {
+	if (fmt == FMT_SIZE && !e->exact_bytes) {
 		format_size(v, text, size);
+		return;
+	}
+	if (fmt == FMT_NS) {
+		format_ns(v, text, size);
 		return;
 	}
 	/* "%#" PRIx64 and "%" PRIu64 by hand: printf dominated long tables. */
@@ -458,11 +514,11 @@ static void uint_text(enum emit_fmt fmt, uint64_t v, char *text, size_t size)
 	text[plen + dlen] = '\0';
 }
 
-size_t emit_uint_width(enum emit_fmt fmt, uint64_t v)
+size_t emit_uint_width(const struct emit *e, enum emit_fmt fmt, uint64_t v)
 {
 	char text[64];
 
-	uint_text(fmt, v, text, sizeof(text));
+	uint_text(e, fmt, v, text, sizeof(text));
 	return strlen(text);
 }
 
@@ -487,7 +543,7 @@ void emit_uint(struct emit *e, const char *key, const char *label,
 		}
 		return;
 	}
-	uint_text(fmt, v, text, sizeof(text));
+	uint_text(e, fmt, v, text, sizeof(text));
 	text_field(e, label, true, text);
 }
 
@@ -541,4 +597,16 @@ void emit_missing(struct emit *e, const char *key, const char *label)
 		return;
 	}
 	text_field(e, label, true, "-");
+}
+
+void emit_error(struct emit *e, const char *message, int status)
+{
+	e->error = 0;
+	emit_object_begin(e, NULL);
+	emit_object_begin(e, "error");
+	emit_string(e, "message", NULL, message);
+	emit_int(e, "exit_status", NULL, status);
+	emit_object_end(e);
+	emit_object_end(e);
+	emit_finish(e);
 }

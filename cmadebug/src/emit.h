@@ -21,7 +21,8 @@
 enum emit_fmt {
 	FMT_DEC,	/* 42 */
 	FMT_HEX,	/* 0x2a in text; a number in JSON */
-	FMT_SIZE,	/* bytes: "16 MiB" in text; a number in JSON */
+	FMT_SIZE,	/* bytes: "16 MiB" in text (exact with exact_bytes); a number in JSON */
+	FMT_NS,		/* nanoseconds: "868.678 ms" in text; a number in JSON */
 };
 
 #define EMIT_MAX_DEPTH	8
@@ -54,6 +55,9 @@ struct emit {
 	bool in_table;			/* text: inside a list's row */
 	int nested;			/* text: lists inside a table row are JSON-only */
 	struct emit_table table;
+	bool pretty;			/* JSON: indented (the default), or one line */
+	bool exact_bytes;		/* text: FMT_SIZE as a plain byte count */
+	const char *columns;		/* text: the tables' columns, "A,B" (-o) */
 	bool started;			/* JSON: something was written */
 	const char *nest_key;		/* JSON: key of the next top object */
 	int error;			/* sticky: out of memory */
@@ -84,7 +88,7 @@ void emit_list_end(struct emit *e);
 void emit_list_begin_streamed(struct emit *e, const char *key,
 			      const struct emit_column *cols, unsigned int ncols);
 /* How wide emit_uint() and emit_string() print V and S in text. */
-size_t emit_uint_width(enum emit_fmt fmt, uint64_t v);
+size_t emit_uint_width(const struct emit *e, enum emit_fmt fmt, uint64_t v);
 size_t emit_string_width(const char *s);
 
 void emit_uint(struct emit *e, const char *key, const char *label,
@@ -93,6 +97,11 @@ void emit_int(struct emit *e, const char *key, const char *label, int64_t v);
 void emit_string(struct emit *e, const char *key, const char *label,
 		 const char *s);
 void emit_bool(struct emit *e, const char *key, const char *label, bool v);
+/*
+ * JSON: {"error": {"message": MESSAGE, "exit_status": STATUS}} as the whole
+ * document, for a command that failed before writing anything.
+ */
+void emit_error(struct emit *e, const char *message, int status);
 /* A value the kernel did not provide: null in JSON, "-" in text. */
 void emit_missing(struct emit *e, const char *key, const char *label);
 

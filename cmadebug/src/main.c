@@ -14,24 +14,86 @@
 #endif
 
 static const struct command commands[] = {
-	{ "areas", "list the CMA areas: range, size, usage, counters", "",
-	  0, cmd_areas },
-	{ "stats", "allocation statistics per area (kernel-patches/)", "[AREA]",
-	  ARG_AREA, cmd_stats },
-	{ "failures", "why allocations failed: stage, page, state (kernel-patches/)",
-	  "[--since NS] [AREA]", ARG_AREA | ARG_SINCE, cmd_failures },
-	{ "bitmap", "allocation map per area: pfn runs and a strip",
-	  "[--width N] [AREA]", ARG_AREA | ARG_WIDTH, cmd_bitmap },
-	{ "splits", "the linear map by entry size; splits and attribute changes by cause",
-	  "", 0, cmd_splits },
-	{ "alias", "linear-map pages mapped again with another memory type (exit 3)",
-	  "", 0, cmd_alias },
-	{ "snapshot", "everything above as one JSON document, written atomically",
-	  "-o FILE", ARG_OUTPUT, cmd_snapshot },
-	{ "events", "list the trace events cmadebug reads, and their fields", "",
-	  0, cmd_events },
-	{ "trace", "record CMA/linear-map events and summarize; or a trace.dat", "record|report ...", 0, cmd_trace },
-	{ "tlb", "kernel-only TLB, instruction, cycle counts around a walk", "walk ...", 0, cmd_tlb },
+	{ .name = "areas", .run = cmd_areas, .accepts = ARG_COLUMNS,
+	  .summary = "list the CMA areas: range, size, usage, counters, devices",
+	  .usage = "[-o LIST]",
+	  .help =
+	  "  -o, --columns LIST  the table's columns, in this order (any case):\n"
+	  "                      NAME BASE_PFN PHYS_RANGE SIZE USED MAXCHUNK ORDER\n"
+	  "                      ALLOC_OK_PAGES ALLOC_FAIL_PAGES AVAILABLE RANGES\n"
+	  "                      DEVICES; one this kernel lacks is left out\n"
+	  "SIZE, USED, MAXCHUNK are sizes (--bytes: exact bytes); the ALLOC_* counters\n"
+	  "count pages (sysfs alloc_pages_success/fail); DEVICES are the devices a\n"
+	  "device-private area serves, with their drivers (kernel-patches/).\n"
+	  "Examples:\n"
+	  "  cmadebug areas\n"
+	  "  cmadebug areas -o name,used,maxchunk,devices\n"
+	  "  cmadebug --root board-capture/root areas --json\n" },
+	{ .name = "stats", .run = cmd_stats, .accepts = ARG_AREA,
+	  .summary = "allocation statistics per area (kernel-patches/)",
+	  .usage = "[AREA]",
+	  .help =
+	  "REQUESTS, OK_REQUESTS, FAILED_REQUESTS count cma_alloc() calls; FAIL_<STAGE>\n"
+	  "splits the failed ones by the stage that failed; MIGRATED_PAGES counts pages.\n"
+	  "LAST_FAILURE is the time since boot of the latest failure (JSON: ns).\n"
+	  "Examples:\n"
+	  "  cmadebug stats\n"
+	  "  cmadebug stats reserved --json\n" },
+	{ .name = "failures", .run = cmd_failures, .accepts = ARG_AREA | ARG_SINCE,
+	  .summary = "why allocations failed: stage, page, state (kernel-patches/)",
+	  .usage = "[--since NS] [AREA]",
+	  .help =
+	  "  --since NS  only failures after NS (a record's time_ns in --json)\n"
+	  "TIME is since boot; PFN, KIND, REF, MAP, FLAGS describe the page the kernel\n"
+	  "blamed.  Examples:\n"
+	  "  cmadebug failures reserved\n"
+	  "  cmadebug failures --json --since 912184848\n" },
+	{ .name = "bitmap", .run = cmd_bitmap, .accepts = ARG_AREA | ARG_WIDTH,
+	  .summary = "allocation map per area: pfn runs and a strip",
+	  .usage = "[--width N] [AREA]",
+	  .help =
+	  "  --width N  the strip's width in characters (1-512, default 64)\n"
+	  "PAGES and USED_PAGES count pages.  Examples:\n"
+	  "  cmadebug bitmap fimc-pool\n"
+	  "  cmadebug bitmap --width 128 --json\n" },
+	{ .name = "splits", .run = cmd_splits,
+	  .summary = "the linear map by entry size; splits and attribute changes by cause",
+	  .usage = "",
+	  .help =
+	  "From the series' linear_map/ files, or the kernel's ptdump\n"
+	  "(kernel_page_tables) without them.  Examples:\n"
+	  "  cmadebug splits\n"
+	  "  cmadebug splits --bytes\n" },
+	{ .name = "alias", .run = cmd_alias,
+	  .summary = "linear-map pages mapped again with another memory type (exit 3)",
+	  .usage = "",
+	  .help =
+	  "Exit status 3 when a conflict is listed.  Examples:\n"
+	  "  cmadebug alias\n"
+	  "  cmadebug alias --json || echo conflicts\n" },
+	{ .name = "snapshot", .run = cmd_snapshot, .accepts = ARG_OUTPUT,
+	  .summary = "everything above as one JSON document, written atomically",
+	  .usage = "-o FILE",
+	  .help =
+	  "  -o FILE  the document (indented JSON); '-' for standard output.  A regular\n"
+	  "           file is replaced atomically; anything else (a pipe, /dev/stdout)\n"
+	  "           gets the document once it is whole, nothing if a part fails\n"
+	  "Examples:\n"
+	  "  cmadebug snapshot -o board.json\n"
+	  "  cmadebug --root capture/root snapshot -o -\n" },
+	{ .name = "events", .run = cmd_events,
+	  .summary = "list the trace events cmadebug reads, and their fields",
+	  .usage = "",
+	  .help =
+	  "Examples:\n"
+	  "  cmadebug events\n"
+	  "  cmadebug --tracefs /sys/kernel/debug/tracing events\n" },
+	{ .name = "trace", .run = cmd_trace,
+	  .summary = "record CMA/linear-map events and summarize; or a trace.dat",
+	  .usage = "record|report ..." },
+	{ .name = "tlb", .run = cmd_tlb,
+	  .summary = "kernel-only TLB, instruction, cycle counts around a walk",
+	  .usage = "walk ..." },
 };
 
 const struct command *command_find(const char *name)
@@ -51,11 +113,13 @@ static void usage(FILE *out)
 		"  -r, --root DIR     read a captured tree under DIR instead of the live system\n"
 		"      --debugfs DIR  debugfs mount point (default: from /proc/mounts; env CMADEBUG_DEBUGFS)\n"
 		"      --tracefs DIR  tracefs mount point (default: from /proc/mounts; env CMADEBUG_TRACEFS)\n"
-		"  -j, --json         JSON output\n"
+		"  -j, --json         JSON output, one line; errors as {\"error\": ...} too\n"
+		"  -p, --pretty       JSON output, indented\n"
+		"  -b, --bytes        sizes as exact byte counts in text (JSON always is)\n"
 		"  -v, --verbose      explain where numbers come from (stderr)\n"
 		"  -V, --version      print the version\n"
 		"  -h, --help         this help\n"
-		"-r, --debugfs, --tracefs, -j and -v may also follow the command (before --).\n"
+		"Global options may also follow the command (before --).\n"
 		"'cmadebug help COMMAND' or 'cmadebug COMMAND --help': what COMMAND takes.\n"
 		"\n"
 		"Commands:\n");
@@ -77,6 +141,8 @@ static const struct {
 	int opt;
 } after_command[] = {
 	{ "-j", "--json", false, 'j' },
+	{ "-p", "--pretty", false, 'p' },
+	{ "-b", "--bytes", false, 'b' },
 	{ "-v", "--verbose", false, 'v' },
 	{ "-r", "--root", true, 'r' },
 	{ NULL, "--debugfs", true, 'D' },
@@ -113,10 +179,15 @@ static int global_option_after(const char *arg, const char *next,
 	return 0;
 }
 
+/* How the output looks: the global options that shape it. */
+struct out_style {
+	bool json, pretty, exact_bytes;
+};
+
 /* Applies global option OPT; -1 to go on, or the exit status. */
 static int apply_global_option(int opt, const char *value,
 			       struct sysroot_opts *root_opts,
-			       struct cmd_ctx *ctx, bool *json)
+			       struct cmd_ctx *ctx, struct out_style *style)
 {
 	switch (opt) {
 	case 'r':
@@ -129,7 +200,13 @@ static int apply_global_option(int opt, const char *value,
 		root_opts->tracefs = value;
 		return -1;
 	case 'j':
-		*json = true;
+		style->json = true;
+		return -1;
+	case 'p':
+		style->json = style->pretty = true;
+		return -1;
+	case 'b':
+		style->exact_bytes = true;
 		return -1;
 	case 'v':
 		ctx->verbose = true;
@@ -153,6 +230,8 @@ int main(int argc, char **argv)
 		{ "debugfs", required_argument, NULL, 'D' },
 		{ "tracefs", required_argument, NULL, 'T' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "pretty", no_argument, NULL, 'p' },
+		{ "bytes", no_argument, NULL, 'b' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
@@ -166,7 +245,7 @@ int main(int argc, char **argv)
 	struct cmd_ctx ctx = { .root_opts = &root_opts, .sr = &sr };
 	const struct command *cmd;
 	char **cargv;
-	bool json = false;
+	struct out_style style = { 0 };
 	struct emit out;
 	int opt, ret, cargc;
 
@@ -175,7 +254,7 @@ int main(int argc, char **argv)
 	 * and opterr = 0: getopt's two-line complaints become one line here.
 	 */
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:r:jvVh", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:r:jpbvVh", long_opts, NULL)) != -1) {
 		if (opt == ':' || opt == '?') {
 			/* A long option is its word; a short one may be in a group. */
 			const char *word = argv[optind - 1];
@@ -188,7 +267,7 @@ int main(int argc, char **argv)
 				"unknown option", word);
 			return EXIT_USAGE;
 		}
-		ret = apply_global_option(opt, optarg, &root_opts, &ctx, &json);
+		ret = apply_global_option(opt, optarg, &root_opts, &ctx, &style);
 		if (ret >= 0)
 			return ret;
 	}
@@ -251,11 +330,13 @@ int main(int argc, char **argv)
 			free(cargv);
 			return EXIT_USAGE;
 		}
-		apply_global_option(opt, value, &root_opts, &ctx, &json);
+		apply_global_option(opt, value, &root_opts, &ctx, &style);
 		i += used - 1;
 	}
 
-	emit_init(&out, stdout, json);
+	emit_init(&out, stdout, style.json);
+	out.pretty = style.pretty;
+	out.exact_bytes = style.exact_bytes;
 	ctx.out = &out;
 	ret = cmd->run(&ctx, cargc, cargv);
 	sysroot_close(&sr);
@@ -265,5 +346,7 @@ int main(int argc, char **argv)
 		err_msg("writing the output failed");
 		ret = EXIT_ENV;
 	}
+	if (ret != EXIT_OK && ret != EXIT_PROBLEM && style.json && !out.started)
+		emit_error(&out, err_last(), ret);
 	return ret;
 }

@@ -16,15 +16,26 @@
  */
 _Static_assert(sizeof(off_t) == 8, "cmadebug needs 64-bit file offsets");
 
+/*
+ * The last error line, for --json's error object.  Process state like
+ * errno: the line is made deep inside a parser that has no output context
+ * to hand it to.
+ */
+static char last_error[512];
+
 void err_msg(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("cmadebug: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(last_error, sizeof(last_error), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	fprintf(stderr, "cmadebug: %s\n", last_error);
+}
+
+const char *err_last(void)
+{
+	return last_error;
 }
 
 void debug_msg(bool verbose, const char *fmt, ...)

@@ -18,6 +18,8 @@ enum {
 
 /* "cmadebug: <message>" on stderr, one line. */
 void err_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The last line err_msg() printed (without "cmadebug: "), or "". */
+const char *err_last(void);
 /* Only with -v. */
 void debug_msg(bool verbose, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

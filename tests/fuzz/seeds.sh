@@ -20,6 +20,7 @@ seed() {	# harness, then find(1) -path patterns under the fixture trees
 
 seed fuzz_failures '*/debug/cma/*/failures'
 seed fuzz_stats '*/debug/cma/*/stats'
+seed fuzz_devices '*/debug/cma/*/devices'
 seed fuzz_allocated '*/debug/cma/*/allocated'
 seed fuzz_bitmap '*/debug/cma/*/bitmap'
 seed fuzz_text '*/root/proc/mounts' '*/root/proc/meminfo' '*/debug/cma/*/count' \

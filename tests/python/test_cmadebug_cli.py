@@ -8,6 +8,7 @@ kernel of qemu-arm64-unpatched).  Bad trees give one error line and exit 2.
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 
@@ -57,6 +58,11 @@ def test_root_output_matches_live_guest(cmadebug_bin, fixture, command, json_mod
     if rc in (0, 3):
         assert res.stderr == ""
         assert res.stdout == expected
+    elif json_mode:  # the error line, then the same as {"error": ...} (2>&1 on the guest)
+        error = json.loads(res.stdout)["error"]
+        assert error["exit_status"] == rc
+        assert "cmadebug: " + error["message"] == res.stderr.rstrip("\n")
+        assert (res.stderr + res.stdout).replace(str(root), "") == expected
     else:  # the guest's error line named the live path (its stderr went to the file)
         assert res.stdout == ""
         assert res.stderr.replace(str(root), "") == expected
@@ -73,7 +79,10 @@ def test_areas_json_schema_and_sums(cmadebug_bin, fixture):
     assert doc["page_size"] == (65536 if fixture == "qemu-arm64-64k" else 4096)
     assert doc["nr_areas"] == len(doc["areas"]) == len(want)
     for area in doc["areas"]:
-        assert set(area) == set(AREA_KEYS), f"keys of {area['name']}"
+        # the series' devices file: every patched guest has it
+        extra = {"devices"} if fixture in PATCHED else set()
+        assert set(area) == set(AREA_KEYS) | extra, f"keys of {area['name']}"
+        assert all(isinstance(d["name"], str) for d in area.get("devices", []))
         for key, typ in AREA_KEYS.items():
             assert isinstance(area[key], typ), f"{area['name']}.{key} = {area[key]!r}"
         assert area["size_bytes"] == area["count_pages"] * doc["page_size"]
@@ -555,6 +564,52 @@ def test_snapshot_without_o_tmpfile(cmadebug_bin, tmp_path):
     assert [p.name for p in out_dir.iterdir()] == ["snap.json"]
 
 
+@pytest.mark.parametrize("args, status", [
+    (["--root", "/nonexistent", "areas"], 2),
+    (["areas", "--bogus"], 1),
+    (["areas", "-o", "name,nosuch"], 1),
+])
+def test_json_errors_are_json(cmadebug_bin, args, status):
+    """Under --json a failure is a JSON document too (and still one stderr line)."""
+    res = run(cmadebug_bin, "--json", *args)
+    assert res.returncode == status
+    assert len(res.stderr.splitlines()) == 1 and res.stderr.startswith("cmadebug: ")
+    assert json.loads(res.stdout) == {"error": {"message": res.stderr[len("cmadebug: "):].rstrip("\n"),
+                                                "exit_status": status}}
+
+
+def test_compact_and_pretty_json_agree(cmadebug_bin):
+    root = str(FIXTURES / "qemu-arm" / "root")
+    compact = run(cmadebug_bin, "--root", root, "--json", "areas")
+    pretty = run(cmadebug_bin, "--root", root, "areas", "-p")
+    assert compact.stdout.count("\n") == 1 and pretty.stdout.count("\n") > 20
+    assert json.loads(compact.stdout) == json.loads(pretty.stdout)
+
+
+def test_bytes_prints_exact_sizes(cmadebug_bin):
+    root = str(FIXTURES / "qemu-arm" / "root")
+    res = run(cmadebug_bin, "--root", root, "areas", "--bytes", "-o", "name,size,maxchunk")
+    doc = json.loads(run(cmadebug_bin, "--root", root, "--json", "areas").stdout)
+    rows = [l.split() for l in res.stdout.splitlines()[1:1 + doc["nr_areas"]]]
+    assert rows == [[a["name"], str(a["size_bytes"]), str(a["maxchunk_bytes"])] for a in doc["areas"]]
+
+
+def test_areas_columns_and_devices(cmadebug_bin):
+    """-o picks and orders the text columns; DEVICES shows the series' devices file."""
+    root = FIXTURES / "qemu-arm" / "root"
+    res = run(cmadebug_bin, "--root", str(root), "areas", "-o", "devices,NAME")
+    assert res.returncode == 0, res.stderr
+    lines = res.stdout.splitlines()
+    assert lines[0].split() == ["DEVICES", "NAME"]
+    devices = (root / "sys/kernel/debug/cma/fimc-pool/devices").read_text().splitlines()
+    dev, driver = devices[0].split()
+    assert any(l.startswith(f"{dev} ({driver})") and l.endswith("fimc-pool") for l in lines[1:])
+    doc = json.loads(run(cmadebug_bin, "--root", str(root), "--json", "areas").stdout)
+    by_name = {a["name"]: a for a in doc["areas"]}
+    assert by_name["fimc-pool"]["devices"] == [{"name": dev, "driver": driver}]
+    assert by_name["reserved"]["devices"] == []
+
+
 def test_stats_columns_follow_their_labels(cmadebug_bin, tmp_path):
     """Areas whose stats differ (a kernel without one counter in one area):
     each value stays under its own header, a missing one shows '-'.
@@ -564,12 +619,17 @@ def test_stats_columns_follow_their_labels(cmadebug_bin, tmp_path):
     stats.write_text("".join(l for l in stats.read_text().splitlines(True) if not l.startswith("retries ")))
     res = run(cmadebug_bin, "--root", str(root), "stats")
     assert res.returncode == 0, res.stderr
-    rows = [l.split() for l in res.stdout.splitlines()]
-    header = rows[0]
-    by_area = {r[0]: dict(zip(header, r)) for r in rows[1:]}
+    # cells are apart by two blanks at least; "1.012 s" has one inside
+    rows = [re.split(r"\s{2,}", l.strip()) for l in res.stdout.splitlines()]
+    by_area = {r[0]: dict(zip(rows[0], r)) for r in rows[1:]}
     assert by_area["reserved"]["RETRIES"] == "-"
-    assert by_area["reserved"]["LAST_FAILURE_NS"] == "911533888"
-    assert by_area["reserved"]["NO_SPACE"] == "1" and by_area["fimc-pool"]["RETRIES"] == "0"
+    last_ns = int(next(l.split()[1] for l in stats.read_text().splitlines()
+                       if l.startswith("last_failure_ns ")))
+    # emit's rule: the unit that fits, three decimals
+    human = f"{last_ns / 1e6:.3f} ms" if last_ns < 1e9 else f"{last_ns / 1e9:.3f} s"
+    assert last_ns >= 1e6 and by_area["reserved"]["LAST_FAILURE"] == human
+    assert by_area["fimc-pool"]["LAST_FAILURE"] == "never"
+    assert by_area["reserved"]["FAIL_NO_SPACE"] == "1" and by_area["fimc-pool"]["RETRIES"] == "0"
 
 
 @pytest.mark.parametrize("size", ["0", "5X", "-1", "M", "1025G", "99999999999999999999"])

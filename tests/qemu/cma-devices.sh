@@ -49,9 +49,9 @@ test_coherent_buffers_come_from_private_pool() {
 		in_run $((pfn)) || t_fail "pfn $pfn not in any run of allocated" || return 1
 	done
 	t_eq "fimc-pool used pages" $((used + 256 + 2)) "$(cat $POOL/used)" || return 1
-	t_eq "cmadebug used_pages" $((used + 256 + 2)) "$(cmadebug --json areas | awk '$1 == "\"name\":" { n = $2 } n ~ /fimc-pool/ && $1 == "\"used_pages\":" { gsub(/,/, "", $2); print $2; exit }')" || return 1
-	t_eq "cmadebug bitmap used_pages" "$(cat $POOL/used)" "$(cmadebug --json bitmap fimc-pool | awk '$1 == "\"used_pages\":" { gsub(/,/, "", $2); print $2 }')" || return 1
-	t_eq "cmadebug bitmap runs" "$(grep -c '^0x' $POOL/allocated)" "$(cmadebug --json bitmap fimc-pool | grep -c '"first_pfn":')" || return 1
+	t_eq "cmadebug used_pages" $((used + 256 + 2)) "$(cmadebug --pretty areas | awk '$1 == "\"name\":" { n = $2 } n ~ /fimc-pool/ && $1 == "\"used_pages\":" { gsub(/,/, "", $2); print $2; exit }')" || return 1
+	t_eq "cmadebug bitmap used_pages" "$(cat $POOL/used)" "$(cmadebug --pretty bitmap fimc-pool | awk '$1 == "\"used_pages\":" { gsub(/,/, "", $2); print $2 }')" || return 1
+	t_eq "cmadebug bitmap runs" "$(grep -c '^0x' $POOL/allocated)" "$(cmadebug --pretty bitmap fimc-pool | grep -c '"first_pfn":')" || return 1
 	echo 2 >$TESTDIR/free || t_fail "free 2 refused" || return 1
 	t_eq "buffers after free" count=0 "$(cat $TESTDIR/buffers)" || return 1
 	t_eq "fimc-pool used after free" "$used" "$(cat $POOL/used)"

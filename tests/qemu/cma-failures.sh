@@ -177,13 +177,13 @@ test_bad_input_is_rejected() {
 
 test_cmadebug_agrees_with_failures_and_stats() {
 	newest=$(newest_failure)
-	out=$(cmadebug --json failures reserved) || t_fail "cmadebug failures exit $?" || return 1
+	out=$(cmadebug --pretty failures reserved) || t_fail "cmadebug failures exit $?" || return 1
 	last_time=$(echo "$out" | awk '$1 == "\"time_ns\":" { gsub(/,/, "", $2); t = $2 } END { print t }')
 	t_eq "newest time_ns" "$(field time_ns "$newest")" "$last_time" || return 1
 	kept=$(echo "$out" | awk '$1 == "\"kept\":" { gsub(/,/, "", $2); print $2 }')
 	t_eq "records kept" "$(field count "$(tail -n 1 $AREA/failures)")" "$kept" || return 1
-	t_eq "failures --since newest" 0 "$(cmadebug --json failures --since "$last_time" reserved | awk '$1 == "\"nr_shown\":" { gsub(/,/, "", $2); print $2 }')" || return 1
-	stats=$(cmadebug --json stats reserved) || t_fail "cmadebug stats exit $?" || return 1
+	t_eq "failures --since newest" 0 "$(cmadebug --pretty failures --since "$last_time" reserved | awk '$1 == "\"nr_shown\":" { gsub(/,/, "", $2); print $2 }')" || return 1
+	stats=$(cmadebug --pretty stats reserved) || t_fail "cmadebug stats exit $?" || return 1
 	for k in requests successes failures retries failed_migrate failed_isolate failed_no_space; do
 		t_eq "stats $k" "$(stat_of $k)" "$(echo "$stats" | awk -v k="\"$k\":" '$1 == k { gsub(/,/, "", $2); print $2 }')" || return 1
 	done

@@ -29,7 +29,7 @@ test_trace_record_shows_injected_failure_with_its_pfn() {
 	echo 1 >$TRACE/tracing_on
 	state=$(trace_state)
 	rm -f /tmp/trace.dat /tmp/pinned
-	cmadebug --json trace record -o /tmp/trace.dat -- sh -c "
+	cmadebug --pretty trace record -o /tmp/trace.dat -- sh -c "
 		echo 3 >$AREA/inject/pin &&
 		sed -n 's/^pin pfn=\(0x[0-9a-f]*\) .*/\1/p' $AREA/inject/list >/tmp/pinned &&
 		{ echo \$(cat $AREA/maxchunk) >$AREA/alloc; } 2>/dev/null

@@ -493,7 +493,7 @@ test_malformed_keep_sections_ignored() {
 # cmadebug in the guest agrees with the kernel's files it reads.
 # Page entries compared valid or not, as in test_layout_agrees_with_ptdump.
 test_cmadebug_splits_agrees_with_kernel() {
-	cmadebug --json splits >/tmp/splits.json || t_fail "cmadebug splits exit $?" || return 1
+	cmadebug --pretty splits >/tmp/splits.json || t_fail "cmadebug splits exit $?" || return 1
 	cat $LM/layout >/tmp/layout.txt
 	np=$(sed -n 's/^ *"not_present_bytes": \([0-9]*\),*$/\1/p' /tmp/splits.json)
 	for line in $(awk '$1 ~ /^DirectMap/ { sub(/^DirectMap/, "", $1); sub(/:$/, "", $1); print $1 "=" $2 }' /tmp/layout.txt); do

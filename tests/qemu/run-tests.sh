@@ -15,7 +15,7 @@ CMA=/sys/kernel/debug/cma
 DT=/sys/firmware/devicetree/base
 PAGE_SIZE=4096 # both boards use 4 KiB pages (arm64.config: ARM64_4K_PAGES)
 
-# json_field AREA KEY: KEY of AREA in 'cmadebug --json areas' (one member a line).
+# json_field AREA KEY: KEY of AREA in 'cmadebug --pretty areas' (one member a line).
 json_field() {
 	awk -v area="$1" -v key="\"$2\":" '
 		$1 == "\"name\":" { gsub(/[",]/, "", $2); name = $2 }
@@ -37,7 +37,7 @@ test_cma_debugfs_present() {
 
 test_cmadebug_areas_runs() {
 	cmadebug areas >/tmp/areas.txt 2>/tmp/areas.err || t_fail "exit $?: $(cat /tmp/areas.err)" || return 1
-	cmadebug --json areas >/tmp/areas.json 2>>/tmp/areas.err || t_fail "--json exit $?: $(cat /tmp/areas.err)" || return 1
+	cmadebug --pretty areas >/tmp/areas.json 2>>/tmp/areas.err || t_fail "--json exit $?: $(cat /tmp/areas.err)" || return 1
 	cat /tmp/areas.txt | sed 's/^/# /'
 	[ ! -s /tmp/areas.err ] || t_fail "stderr not empty: $(cat /tmp/areas.err)"
 }

@@ -93,7 +93,7 @@ test_stress_workload() {
 	# -m 1: the limit reached within seconds whatever the machine's speed
 	# (with debug_pagealloc an event per page allocated and freed; the
 	# recorder once kept them all and was OOM-killed within a minute)
-	cmadebug --json trace record -m 1 -o $STRESS/trace.dat -- sleep "$seconds" >$STRESS/trace.json 2>$STRESS/trace.err &
+	cmadebug --pretty trace record -m 1 -o $STRESS/trace.dat -- sleep "$seconds" >$STRESS/trace.json 2>$STRESS/trace.err &
 	trace_pid=$!
 	workers="dma_fimc_a dma_fimc_b dma_plain cma_debugfs readers alias_check inject"
 	stress_worker dma_fimc_a stress_dma cmadebug-fimc &

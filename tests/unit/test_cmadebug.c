@@ -194,8 +194,8 @@ static void emit_rows(struct emit *e, bool streamed)
 	static const char *const names[] = { "a", "longer\x1b" };
 	struct emit_column cols[] = {
 		{ "AREA", emit_string_width(names[1]) },
-		{ "PFN", emit_uint_width(FMT_HEX, 0x12345) },
-		{ "N", emit_uint_width(FMT_DEC, 100) },
+		{ "PFN", emit_uint_width(e, FMT_HEX, 0x12345) },
+		{ "N", emit_uint_width(e, FMT_DEC, 100) },
 	};
 
 	emit_object_begin(e, NULL);
@@ -250,6 +250,12 @@ static void test_emit_streamed(struct results *r)
 	struct emit e;
 
 	r->test = "emit_streamed";
+	/* Numbers are formatted by hand: printf's %#x and %u, edges included. */
+	emit_init(&e, stdout, false);
+	CHECK(r, emit_uint_width(&e, FMT_HEX, 0) == 1 &&
+		 emit_uint_width(&e, FMT_HEX, UINT64_MAX) == 18 &&
+		 emit_uint_width(&e, FMT_DEC, 0) == 1 &&
+		 emit_uint_width(&e, FMT_DEC, UINT64_MAX) == 20, "number widths");
 	check_emit(r, false, emit_rows_held, text);
 	check_emit(r, false, emit_rows_streamed, text);
 	emit_init(&e, f, false);
@@ -259,8 +265,48 @@ static void test_emit_streamed(struct results *r)
 	free(buf);
 }
 
+/* Sizes and times as a user reads them, and what --bytes and compact JSON change. */
+static void check_emit_style(struct results *r, bool json, bool pretty,
+			     bool exact_bytes, const char *expected)
+{
+	static const uint64_t times[] = { 999, 1500, 868678352, 12345678901ULL };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct emit e;
+
+	emit_init(&e, f, json);
+	e.pretty = pretty;
+	e.exact_bytes = exact_bytes;
+	emit_object_begin(&e, NULL);
+	emit_uint(&e, "size_bytes", "Size", FMT_SIZE, 33292288);
+	emit_list_begin(&e, "times_ns");
+	for (size_t i = 0; i < ARRAY_SIZE(times); i++) {
+		emit_object_begin(&e, NULL);
+		emit_uint(&e, "ns", "TIME", FMT_NS, times[i]);
+		emit_object_end(&e);
+	}
+	emit_list_end(&e);
+	emit_object_end(&e);
+	CHECK(r, emit_finish(&e) == 0, "emit_finish failed");
+	fclose(f);
+	CHECK(r, !strcmp(buf, expected), "--- expected\n%s--- got\n%s",
+	      expected, buf);
+	free(buf);
+}
+
 static void test_emit(struct results *r)
 {
+	r->test = "emit_style";
+	check_emit_style(r, false, true, false,
+			 "Size: 31.8 MiB\n"
+			 "      TIME\n    999 ns\n    1.5 us\n868.678 ms\n  12.346 s\n");
+	check_emit_style(r, false, true, true,
+			 "Size: 33292288\n"
+			 "      TIME\n    999 ns\n    1.5 us\n868.678 ms\n  12.346 s\n");
+	check_emit_style(r, true, false, true,
+			 "{\"size_bytes\":33292288,\"times_ns\":[{\"ns\":999},"
+			 "{\"ns\":1500},{\"ns\":868678352},{\"ns\":12345678901}]}\n");
 	r->test = "emit";
 	check_emit(r, false, emit_sample,
 		   "NAME      PFN   SIZE  FAIL\n"
@@ -461,6 +507,39 @@ static void test_stats_parser(struct results *r)
 }
 
 /* The captured failure logs parse and agree with the stats beside them. */
+static void test_devices_parser(struct results *r)
+{
+	static const struct {
+		const char *text;
+		int ret;
+		unsigned int nr;
+	} cases[] = {
+		{ "count=0\n", 0, 0 },
+		{ "cmadebug-fimc dma-cma-test\ncount=1\n", 0, 1 },
+		{ "a -\nb drv\ncount=2", 0, 2 },	/* no driver; no final newline */
+		{ "a drv\ncount=2\n", -EINVAL, 0 },	/* count disagrees */
+		{ "a drv\n", -EINVAL, 0 },		/* cut before the count */
+		{ "a drv extra\ncount=1\n", -EINVAL, 0 },
+		{ "a\ncount=1\n", -EINVAL, 0 },
+		{ "count=0\na drv\n", -EINVAL, 0 },	/* nothing after the count */
+		{ "count=x\n", -EINVAL, 0 },
+	};
+	struct cma_devices devs;
+
+	r->test = "devices parser";
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		int ret = cma_devices_parse(cases[i].text, strlen(cases[i].text), &devs);
+
+		CHECK(r, ret == cases[i].ret && (ret || devs.nr == cases[i].nr),
+		      "case %zu: ret %d (want %d), %u devices", i, ret,
+		      cases[i].ret, devs.nr);
+		if (!ret && i == 2)
+			CHECK(r, !strcmp(devs.dev[0].driver, "-") &&
+				 !strcmp(devs.dev[1].name, "b"), "names and drivers kept");
+		cma_devices_free(&devs);
+	}
+}
+
 static void test_fixture_failures(struct results *r, const char *fixtures,
 				  const char *name)
 {
@@ -907,7 +986,7 @@ out:
  */
 enum parser {
 	P_FAILURES, P_ALLOCATED, P_BITMAP, P_STATS, P_TEXT, P_WORDS,
-	P_LAYOUT, P_PTDUMP, P_SPLITS, P_ATTR, P_ALIAS,
+	P_LAYOUT, P_PTDUMP, P_SPLITS, P_ATTR, P_ALIAS, P_DEVICES,
 };
 
 static int run_parser(enum parser p, const char *data, size_t len)
@@ -918,6 +997,7 @@ static int run_parser(enum parser p, const char *data, size_t len)
 	struct alias_report rep;
 	struct lm_splits splits;
 	struct lm_layout layout;
+	struct cma_devices devs;
 	struct cma_stats st;
 	struct cma_map map;
 	char mnt[PATH_MAX];
@@ -968,6 +1048,10 @@ static int run_parser(enum parser p, const char *data, size_t len)
 		ret = alias_parse(buf, len, &rep);
 		alias_free(&rep);
 		break;
+	case P_DEVICES:
+		ret = cma_devices_parse(buf, len, &devs);
+		cma_devices_free(&devs);
+		break;
 	}
 	free(buf);
 	return ret;
@@ -1001,6 +1085,7 @@ static void test_truncated_captures(struct results *r, const char *fixtures,
 		{ "linear_map/alias_check", P_ALIAS, true },
 		{ "linear_map/attr_changes", P_ATTR, false },
 		{ "kernel_page_tables", P_PTDUMP, false },
+		{ "cma/fimc-pool/devices", P_DEVICES, true },
 	};
 	char root[PATH_MAX];
 	struct sysroot_opts opts = { .root = root };
@@ -1049,7 +1134,7 @@ static void test_garbage_and_huge(struct results *r)
 {
 	static const enum parser all[] = {
 		P_FAILURES, P_ALLOCATED, P_BITMAP, P_STATS, P_TEXT, P_WORDS,
-		P_LAYOUT, P_PTDUMP, P_SPLITS, P_ATTR, P_ALIAS,
+		P_LAYOUT, P_PTDUMP, P_SPLITS, P_ATTR, P_ALIAS, P_DEVICES,
 	};
 	uint32_t seed = 12345;
 	size_t huge = 1 << 20;
@@ -1352,6 +1437,7 @@ int main(int argc, char **argv)
 	test_fixture(&r, fixtures, "qemu-arm64");
 	test_failures_parser(&r);
 	test_stats_parser(&r);
+	test_devices_parser(&r);
 	test_fixture_failures(&r, fixtures, "qemu-arm");
 	test_fixture_failures(&r, fixtures, "qemu-arm64");
 	test_map_parsers(&r);

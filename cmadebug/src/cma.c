@@ -325,7 +325,9 @@ int cma_devices_parse(const char *buf, size_t len, struct cma_devices *devs)
 		}
 		while (nw < 3 && next_word(&lp, line + llen, &word[nw], &wlen[nw]))
 			nw++;
-		if (nw != 2 || devs->nr == CMA_DEVICES_MAX)
+		/* Names are printed and compared as strings: no NUL inside. */
+		if (nw != 2 || devs->nr == CMA_DEVICES_MAX ||
+		    memchr(word[0], '\0', wlen[0]) || memchr(word[1], '\0', wlen[1]))
 			goto fail;
 		if (grow_array((void **)&devs->dev, devs->nr, &cap,
 			       sizeof(*devs->dev))) {

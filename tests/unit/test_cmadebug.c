@@ -524,6 +524,7 @@ static void test_devices_parser(struct results *r)
 		{ "count=0\na drv\n", -EINVAL, 0 },	/* nothing after the count */
 		{ "count=x\n", -EINVAL, 0 },
 	};
+	static const char nul_name[] = "\0a drv\ncount=1\n";	/* fuzz_devices found it */
 	struct cma_devices devs;
 
 	r->test = "devices parser";
@@ -538,6 +539,8 @@ static void test_devices_parser(struct results *r)
 				 !strcmp(devs.dev[1].name, "b"), "names and drivers kept");
 		cma_devices_free(&devs);
 	}
+	CHECK(r, cma_devices_parse(nul_name, sizeof(nul_name) - 1, &devs) == -EINVAL,
+	      "a NUL inside a name is refused");
 }
 
 static void test_fixture_failures(struct results *r, const char *fixtures,

@@ -175,10 +175,16 @@ report:
 # The TLB A/B of one workload's results (perf-scripts/tlb-ab.sh run ... -o DIR
 # writes DIR/walk, DIR/tmpfs-read, ...): refuses variants whose walked range
 # is not block-mapped in A and 4k-mapped in B, then abstats and the HTML.
+# Beside the HTML, the statistics as JSON (OUT with .json for .html), which
+# make compare TLB=FILE folds into the split strategy's column.
+TLB_REPORT = $(or $(OUT),tlb-report.html)
 tlb-report:
 	@test -n "$(RESULTS)" || { echo 'usage: make tlb-report RESULTS=DIR/walk [A=nosplit B=split] [OUT=tlb-report.html]' >&2; exit 1; }
 	@sh perf-scripts/tlb-ab.sh check $(RESULTS) $(or $(A),nosplit) $(or $(B),split)
-	@PYTHONPATH=$(CURDIR)/reports $(PYTHON) -m cmadebug_report --tlb $(RESULTS) -o $(or $(OUT),tlb-report.html)
+	@PYTHONPATH=$(CURDIR)/reports $(PYTHON) -m cmadebug_report.abstats $(RESULTS) \
+		--baseline $(or $(A),nosplit) --json $(basename $(TLB_REPORT)).json >/dev/null
+	@PYTHONPATH=$(CURDIR)/reports $(PYTHON) -m cmadebug_report --tlb $(basename $(TLB_REPORT)).json -o $(TLB_REPORT)
+	@echo ">> $(TLB_REPORT) $(basename $(TLB_REPORT)).json"
 
 # The article's strategies side by side: one kernel booted under each
 # (scripts/compare.sh), then the report, with --check asserting what must

@@ -163,7 +163,7 @@ check: deps-if-missing
 	@$(MAKE) -s debug-test
 	@$(MAKE) -s stress STRESS_SECONDS=60
 	@$(MAKE) -s variant-test
-	@$(MAKE) -s compare ARCH=arm
+	@$(MAKE) -s compare ARCH=arm COMPARE_BOOTS=3
 
 # One self-contained HTML report (and a text summary) from cmadebug snapshots
 # and, optionally, TLB A/B results: reports/README.md.
@@ -190,12 +190,16 @@ tlb-report:
 # (scripts/compare.sh), then the report, with --check asserting what must
 # differ (exit 3).  ARCH=arm (default) or arm64, STRATEGIES= picks some;
 # KERNEL_DIR= pins a built kernel, COMPARE_BOOT= boots a real board (README.md).
+# COMPARE_BOOTS= boots per strategy (default 3); TLB= the TLB A/B of this
+# board and kernel (make tlb-report's JSON, or its RESULTS directory);
+# WEIGHTS= the answer's weights (ROW=W,...).
 COMPARE_ARCH = $(or $(ARCH),arm)
 COMPARE_DIR = build/compare/$(COMPARE_ARCH)
 compare: deps-if-missing
-	@scripts/compare.sh $(COMPARE_ARCH) $(STRATEGIES)
+	@COMPARE_BOOTS=$(or $(COMPARE_BOOTS),3) scripts/compare.sh $(COMPARE_ARCH) $(STRATEGIES)
 	@PYTHONPATH=$(CURDIR)/reports $(PYTHON) -m cmadebug_report compare \
 		$(if $(STRATEGIES),$(addprefix $(COMPARE_DIR)/,$(STRATEGIES)),$(COMPARE_DIR)) \
+		$(if $(TLB),--tlb $(TLB)) $(if $(WEIGHTS),--weights $(WEIGHTS)) \
 		-o $(COMPARE_DIR)/report.html --summary-json $(COMPARE_DIR)/summary.json --check
 	@echo ">> $(COMPARE_DIR)/report.html"
 

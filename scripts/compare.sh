@@ -2,9 +2,13 @@
 # make compare: boot one board with the same kernel binary under each
 # strategy for its CMA memory, changing only the command line and the device
 # tree, run the same workload in each (tests/qemu/compare.sh), and collect
-# before/after snapshots and facts into build/compare/ARCH/STRATEGY/.
+# before/after snapshots and facts into build/compare/ARCH/STRATEGY/boot-N/.
 #
-#   compare.sh ARCH [STRATEGY...]
+#   [COMPARE_BOOTS=N] compare.sh ARCH [STRATEGY...]
+#
+# COMPARE_BOOTS (default 3) boots each strategy N times: latency and pages
+# migrated vary from boot to boot, and the report ranks strategies only
+# where the spread of their boots separates them.
 #
 # arm (the article's choice):
 #   a-split        lowmem CMA, linear map split into pages (mainline)
@@ -70,23 +74,34 @@ host_facts() {
 	fi
 }
 
+boots=${COMPARE_BOOTS:-3}
+case $boots in
+'' | *[!0-9]* | 0) die "COMPARE_BOOTS must be a number of boots, 1 or more (got '$boots')" ;;
+esac
 [ $# -gt 0 ] || set -- $(strategies "$arch")
 [ -n "${COMPARE_BOOT:-}" ] || kdir=${KERNEL_DIR:-$("$TOP/scripts/kernel-build.sh" "$arch")}
 for s in "$@"; do
 	boot=$(strategy_boot "$arch" "$s")
 	IFS='|' read -r dts cmdline description <<<"$boot"
 	[ "$dts" = - ] && dts=
-	dest=$BUILD/compare/$arch/$s
-	if [ -n "${COMPARE_BOOT:-}" ]; then
-		rm -rf "$dest" && mkdir -p "$dest"
-		EXTRA_CMDLINE="$cmdline cmadebug.strategy=$s" \
-			$COMPARE_BOOT "$arch" "$s" "$TOP/kernel-patches/dts/$arch${dts:+-$dts}.dtsi" "$dest" ||
-			die "COMPARE_BOOT failed for $s"
-		[ -f "$dest/facts.txt" ] || die "COMPARE_BOOT left no $dest/facts.txt for $s"
-	else
-		BOARD_DTS=$dts KERNEL_DIR=$kdir EXTRA_CMDLINE="$cmdline cmadebug.strategy=$s" \
-			"$TOP/scripts/qemu-run.sh" "$arch" compare "$s"
-	fi
-	host_facts "$arch" "$dts" "$description" >>"$dest/facts.txt"
-	sed 's/^/   /' "$dest/facts.txt" >&2
+	# A strategy's boots are all of this run: none left from an earlier one.
+	rm -rf "$BUILD/compare/$arch/$s"
+	for n in $(seq "$boots"); do
+		dest=$BUILD/compare/$arch/$s/boot-$n
+		if [ -n "${COMPARE_BOOT:-}" ]; then
+			mkdir -p "$dest"
+			EXTRA_CMDLINE="$cmdline cmadebug.strategy=$s" \
+				$COMPARE_BOOT "$arch" "$s" "$TOP/kernel-patches/dts/$arch${dts:+-$dts}.dtsi" "$dest" ||
+				die "COMPARE_BOOT failed for $s (boot $n)"
+			[ -f "$dest/facts.txt" ] || die "COMPARE_BOOT left no $dest/facts.txt for $s"
+		else
+			# qemu-run.sh unpacks into build/compare/ARCH/NAME, one level deep
+			BOARD_DTS=$dts KERNEL_DIR=$kdir EXTRA_CMDLINE="$cmdline cmadebug.strategy=$s" \
+				"$TOP/scripts/qemu-run.sh" "$arch" compare "$s.boot-$n"
+			mkdir -p "$(dirname "$dest")"
+			mv "$BUILD/compare/$arch/$s.boot-$n" "$dest"
+		fi
+		host_facts "$arch" "$dts" "$description" >>"$dest/facts.txt"
+		sed 's/^/   /' "$dest/facts.txt" >&2
+	done
 done

@@ -1,22 +1,35 @@
 """python3 -m cmadebug_report compare DIR... [-o REPORT.html] [--summary-json FILE] [--check]
+                                  [--tlb FILE|DIR] [--weights ROW=W,...]
 
 The strategy comparison of 'make compare': one directory per strategy (what
-scripts/compare.sh leaves in build/compare/ARCH/STRATEGY/: facts.txt and the
-cmadebug snapshots before.json and after.json), read side by side.  DIR is a
-strategy directory or a directory of them.
+scripts/compare.sh leaves in build/compare/ARCH/STRATEGY/), read side by
+side.  A strategy directory holds boot-N/ directories, one per boot (facts.txt
+and the cmadebug snapshots before.json and after.json), or those files
+directly (one boot).  DIR is a strategy directory or a directory of them.
 
 facts.txt is KEY=VALUE, one a line, written by tests/qemu/compare.sh in the
 guest (and on a board) with the host's facts appended by scripts/compare.sh;
 reports/README.md lists the keys.  A value "unknown", or a key that is not
 there, is shown as unknown, never as zero.
 
+Every counted or timed figure is the median over a strategy's boots with
+its spread (smallest and largest boot); strategies are ranked on a cost only
+where their spreads do not overlap.  The decision table and the answer below
+it come from those rankings, weighted (--weights).
+
+--tlb takes the TLB A/B result of the same board and kernel (abstats JSON,
+as 'make tlb-report' writes it, or a results directory); one measured
+elsewhere is refused.
+
 --check asserts what must differ between the article's strategies (see
 EXPECTATIONS): each failed expectation is one line on stderr, exit 3.
 """
 import os
+import re
+import statistics
 import sys
 
-from . import ArgumentParser, InputError, UNKNOWN, run_main
+from . import ArgumentParser, InputError, UNKNOWN, UsageError, run_main
 from . import snapshot
 from .snapshot import STAGES
 
@@ -32,6 +45,9 @@ LOAD_KEYS = ("rounds", "ok", "failed", "p50_ns", "p90_ns", "max_ns")
 # The order strategies are shown in when they are there; others follow by name.
 KNOWN_ORDER = ["a-split", "b-highmem", "c-carveout", "d-sections", "rodata-on", "rodata-full",
                "carveout"]
+# What scripts/compare.sh boots per board by default.
+ARCH_STRATEGIES = {"arm": ["a-split", "b-highmem", "c-carveout", "d-sections"],
+                   "arm64": ["rodata-on", "rodata-full", "carveout"]}
 TIMING = {
     "qemu-tcg": "QEMU TCG virtual time (the guest's CLOCK_MONOTONIC under emulation, which "
                 "follows the host's clock and load): a rough comparison of these boots, "
@@ -108,36 +124,72 @@ def parse_load(path, value):
     return load
 
 
+_BOOT_DIR = re.compile(r"^boot-(\d+)$")
+
+
+def _boot_dirs(path):
+    """The boots of a strategy directory: itself when it holds facts.txt (one
+    boot), else its boot-N/ directories with facts.txt, in order; None when
+    it is neither."""
+    if os.path.isfile(os.path.join(path, "facts.txt")):
+        return [path]
+    boots = sorted((int(m.group(1)), os.path.join(path, d)) for d in os.listdir(path)
+                   for m in [_BOOT_DIR.match(d)] if m)
+    if not boots:
+        return None
+    for _, d in boots:
+        if not os.path.isfile(os.path.join(d, "facts.txt")):
+            raise InputError(f"{d}: no facts.txt (did this boot's workload run?)")
+    return [d for _, d in boots]
+
+
 def find_strategies(paths):
-    """Strategy directories (those holding facts.txt) under PATHS."""
+    """[(strategy directory, [boot directories])] under PATHS."""
     found = []
     for p in paths:
         if not os.path.isdir(p):
             raise InputError(f"{p}: " + ("not a directory" if os.path.exists(p) else
                                          "No such directory"))
-        if os.path.isfile(os.path.join(p, "facts.txt")):
-            found.append(p)
+        boots = _boot_dirs(p)
+        if boots is not None:
+            found.append((p, boots))
             continue
-        subs = sorted(os.path.join(p, d) for d in os.listdir(p)
-                      if os.path.isfile(os.path.join(p, d, "facts.txt")))
+        subs = []
+        for d in sorted(os.listdir(p)):
+            sub = os.path.join(p, d)
+            if os.path.isdir(sub):
+                sub_boots = _boot_dirs(sub)
+                if sub_boots is not None:
+                    subs.append((sub, sub_boots))
         if not subs:
-            raise InputError(f"{p}: no strategy results (no facts.txt in it or its "
+            raise InputError(f"{p}: no strategy results (no facts.txt in it, its boot-N/ or its "
                              "subdirectories: run 'make compare')")
         found += subs
     return found
 
 
-class Strategy:
+class Boot:
+    """One boot of one strategy: facts.txt, before.json, after.json."""
+
     def __init__(self, directory):
         self.dir = directory
         self.facts = read_facts(os.path.join(directory, "facts.txt"))
         self.before = snapshot.load(os.path.join(directory, "before.json"))
         self.after = snapshot.load(os.path.join(directory, "after.json"))
-        self.name = self.facts["strategy"]
+
+
+class Strategy:
+    def __init__(self, directory, boot_dirs):
+        self.dir = directory
+        self.boots = [Boot(d) for d in boot_dirs]
+        names = list(dict.fromkeys(b.facts["strategy"] for b in self.boots))
+        if len(names) > 1:
+            raise InputError(f"{directory}: its boots are of different strategies ({', '.join(names)})")
+        self.name = names[0]
 
 
 def load(paths):
-    strategies = [Strategy(d) for d in find_strategies(paths)]
+    strategies = [Strategy(d, boots) for d, boots in find_strategies(paths)]
     seen = {}
     for s in strategies:
         if s.name in seen:
@@ -147,12 +199,12 @@ def load(paths):
     return sorted(strategies, key=lambda s: (rank.get(s.name, len(rank)), s.name))
 
 
-# ---------------------------------------------------------------- summary
+# ---------------------------------------------------------------- one boot
 
-def _memory(s, best_kb):
-    f = s.facts
-    snap_cma = sum(a.count_pages for a in s.after.areas) * s.after.page_size // 1024 \
-        if s.after.page_size else None
+def _memory(b, best_kb):
+    f = b.facts
+    snap_cma = sum(a.count_pages for a in b.after.areas) * b.after.page_size // 1024 \
+        if b.after.page_size else None
     mem = {
         "memtotal_kb": f["memtotal_kb"],
         "cma_kb": f["cmatotal_kb"] if f["cmatotal_kb"] is not None else snap_cma,
@@ -168,17 +220,17 @@ def _memory(s, best_kb):
     return mem
 
 
-def _linear_map(s):
-    lm = s.after.linear_map
+def _linear_map(b):
+    lm = b.after.linear_map
     out = {"available": lm.mapped is not None}
     if lm.mapped is None:
         out["reason"] = lm.reason_layout
         return out
     out["source"] = lm.source
-    out["mapped"] = [{"level": lvl, "size_bytes": size, "bytes": b} for lvl, size, b in lm.mapped]
-    out["mapped_bytes"] = sum(b for _, _, b in lm.mapped)
-    sized = [(size, b) for _, size, b in lm.mapped if size is not None]
-    out["smallest_entry_bytes"] = sum(b for size, b in sized if size == min(z for z, _ in sized)) \
+    out["mapped"] = [{"level": lvl, "size_bytes": size, "bytes": n} for lvl, size, n in lm.mapped]
+    out["mapped_bytes"] = sum(n for _, _, n in lm.mapped)
+    sized = [(size, n) for _, size, n in lm.mapped if size is not None]
+    out["smallest_entry_bytes"] = sum(n for size, n in sized if size == min(z for z, _ in sized)) \
         if sized else None
     if lm.splits is None:
         out["splits"] = None
@@ -190,12 +242,12 @@ def _linear_map(s):
             by[f"{cause} {frm}->{to}"] = by.get(f"{cause} {frm}->{to}", 0) + n
         out["splits_by_cause"] = by
     out["attr_changes"] = None if lm.attr_changes is None else \
-        [{"cause": c, "changes": n, "failures": fl, "bytes": b} for c, n, fl, b in lm.attr_changes]
+        [{"cause": c, "changes": n, "failures": fl, "bytes": nb} for c, n, fl, nb in lm.attr_changes]
     return out
 
 
-def _alias(s):
-    lm = s.after.linear_map
+def _alias(b):
+    lm = b.after.linear_map
     if lm.conflicts is None:
         return {"available": False, "reason": lm.reason_alias}
     return {"available": True, "count": len(lm.conflicts), "pages": lm.alias_pages,
@@ -203,18 +255,18 @@ def _alias(s):
             "conflicts": lm.conflicts}
 
 
-def _cma(s):
+def _cma(b):
     """Per area: the stats counters' change over the workload (after - before)."""
     out = []
-    for a in s.after.areas:
-        b = s.before.area(a.name)
+    for a in b.after.areas:
+        before_area = b.before.area(a.name)
         row = {"name": a.name, "base_pfn": a.base_pfn, "count_pages": a.count_pages,
-               "size_bytes": None if s.after.page_size is None else a.count_pages * s.after.page_size,
+               "size_bytes": None if b.after.page_size is None else a.count_pages * b.after.page_size,
                "used_pages_after": a.used_pages}
         if a.stats is None:
             row["stats"] = None
         else:
-            before = (b.stats if b is not None else None) or {}
+            before = (before_area.stats if before_area is not None else None) or {}
             delta = {k: v - before.get(k, 0) for k, v in a.stats.items() if k != "last_failure_ns"}
             row["stats"] = {k: delta.get(k) for k in ("requests", "successes", "failures", "retries",
                                                       "pages_migrated")}
@@ -224,42 +276,94 @@ def _cma(s):
     return out
 
 
-def _costs(st):
-    """What the strategy cost in this run, in words, from the numbers alone."""
-    costs = []
-    mem, lm, al, load = st["memory"], st["linear_map"], st["alias"], st["load"]
-    if mem["less_than_best_kb"] > 0:
-        costs.append(f"{kib(mem['less_than_best_kb'])} less memory (MemTotal) than the best strategy here"
-                     + (f"; {kib(mem['nomap_kb'])} carved out ({mem['nomap_regions']}), "
-                        "usable by its device only" if mem["nomap_kb"] else ""))
-    if lm["available"] and lm["splits"]:
-        costs.append(f"{lm['splits']} linear-map splits: {kib(lm['smallest_entry_bytes'] // 1024)} "
-                     "mapped with the smallest entries (TLB cost not counted here)")
-    if al["available"] and al["count"]:
-        # arm64 maps CMA buffers non-cacheable in vmalloc over a cacheable
-        # linear map by design (ARMv8 constrains mismatched attributes); on
-        # 32-bit ARM (v6 and later) such an alias is the article's undefined behaviour.
-        why = ("mismatched attributes, which arm64 accepts with cache maintenance"
-               if st["machine"].startswith("aarch64") else "undefined behaviour")
-        costs.append(f"{al['count']} alias conflicts over {al['pages']} pages: memory mapped "
-                     f"cacheable and non-cacheable at once ({why})")
-    if load is None:
-        costs.append("the allocation workload did not run")
-    elif load["failed"]:
-        costs.append(f"{load['failed']} of {load['rounds']} allocations failed")
-    if not lm["available"] or not al["available"]:
-        costs.append("linear map or alias check not available: cost unknown")
-    return costs or ["none seen in this run"]
+def _sum_stat(cma, key):
+    """KEY summed over the CMA areas of one boot; None when an area has no stats."""
+    if not cma or any(a["stats"] is None for a in cma):
+        return None
+    return sum(a["stats"][key] for a in cma)
+
+
+def _boot_figures(b, best_kb):
+    """Every counted or timed figure of one boot (None: not known in it)."""
+    f = b.facts
+    lm, al, cma, load = _linear_map(b), _alias(b), _cma(b), f["load"]
+    lost = best_kb - f["memtotal_kb"]
+    return {
+        "memtotal_kb": f["memtotal_kb"],
+        "memory_lost_kb": lost,
+        "nomap_kb": f["nomap_kb"],
+        # What MemTotal lost beyond the carved-out memory: on arm the page
+        # tables that map split sections (allocated at boot, so out of MemTotal).
+        "page_table_kb": None if f["nomap_kb"] is None else lost - f["nomap_kb"],
+        "splits": lm["splits"] if lm["available"] else None,
+        "alias_conflicts": al["count"] if al["available"] else None,
+        "alias_pages": al["pages"] if al["available"] else None,
+        "dma_remap_failures": f["dma_remap_failures"],
+        "pages_migrated": _sum_stat(cma, "pages_migrated"),
+        "cma_requests": _sum_stat(cma, "requests"),
+        "cma_failures": _sum_stat(cma, "failures"),
+        "alloc_rounds": None if load is None else load["rounds"],
+        "alloc_ok": None if load is None else load["ok"],
+        "alloc_failed": None if load is None else load["failed"],
+        "p50_ns": None if load is None else load["p50_ns"],
+        "p90_ns": None if load is None else load["p90_ns"],
+        "max_ns": None if load is None else load["max_ns"],
+    }
+
+
+# ---------------------------------------------------------------- over boots
+
+def spread(values):
+    """Median and range of one figure over a strategy's boots; None when a
+    boot does not know it (a figure is never made up from fewer boots
+    than the strategy has without saying so: it is unknown)."""
+    if not values or any(v is None for v in values):
+        return None
+    return {"values": list(values), "median": statistics.median(values),
+            "min": min(values), "max": max(values), "boots": len(values)}
+
+
+def separated(better, worse, min_boots):
+    """True when BETTER's spread lies wholly below WORSE's (lower is better)
+    and each has at least MIN_BOOTS boots."""
+    if better is None or worse is None:
+        return False
+    if better["boots"] < min_boots or worse["boots"] < min_boots:
+        return False
+    return better["max"] < worse["min"]
 
 
 def kib(kb):
     if kb is None:
         return UNKNOWN
+    if kb < 0:
+        return "-" + kib(-kb)
+    if isinstance(kb, float) and kb.is_integer():
+        kb = int(kb)
     if kb >= 1024 and kb % 1024 == 0:
         return f"{kb // 1024} MiB"
     if kb >= 1024:
         return f"{kb / 1024:.1f} MiB"
-    return f"{kb} KiB"
+    return f"{kb:g} KiB"
+
+
+def _ms(ns):
+    return f"{ns / 1e6:.2f} ms"
+
+
+def _count(v):
+    return f"{v:g}"
+
+
+def format_spread(sp, fmt, one_boot_note=True):
+    """'MEDIAN (MIN-MAX, N boots)', 'V (same in N boots)' or 'V (one boot, no spread)'."""
+    if sp is None:
+        return UNKNOWN
+    if sp["boots"] == 1:
+        return f"{fmt(sp['median'])}" + (" (one boot, no spread)" if one_boot_note else "")
+    if sp["min"] == sp["max"]:
+        return f"{fmt(sp['median'])} (same in {sp['boots']} boots)"
+    return f"{fmt(sp['median'])} ({fmt(sp['min'])} to {fmt(sp['max'])}, {sp['boots']} boots)"
 
 
 def _common(values):
@@ -267,85 +371,97 @@ def _common(values):
     return vals[0] if len(vals) == 1 else None
 
 
-def summarise(strategies):
-    best = max(s.facts["memtotal_kb"] for s in strategies)
-    out = []
-    for s in strategies:
-        f = s.facts
-        timing = f.get("timing") or UNKNOWN
-        st = {
-            "name": s.name,
-            "directory": os.path.basename(os.path.normpath(s.dir)),
-            "description": f.get("description") or UNKNOWN,
-            "machine": f.get("machine") or s.after.machine or UNKNOWN,
-            "kernel": s.after.kernel or f.get("kernel") or UNKNOWN,
-            "cmdline": f.get("cmdline") or s.after.cmdline or UNKNOWN,
-            "dts": f.get("dts") or UNKNOWN,
-            "boot": f.get("boot") or UNKNOWN,
-            "memory": _memory(s, best),
-            "linear_map": _linear_map(s),
-            "alias": _alias(s),
-            "load": None if f["load"] is None else dict(
-                f["load"], size_bytes=f["alloc_size_bytes"], kept=f["alloc_kept"],
-                fill_mib=f["fill_mib"]),
-            "timing": timing,
-            "timing_note": TIMING.get(timing, "the guest's CLOCK_MONOTONIC (how it ran: unknown)"),
-            "cma": _cma(s),
-            "tlb": {"status": f["tlb"],
-                    "reason": f.get("tlb_reason") or "make compare counts no TLB events"},
-        }
-        st["costs"] = _costs(st)
-        out.append(st)
-    summary = {
-        "schema": SCHEMA,
-        "version": VERSION,
-        "machine": _common(st["machine"] for st in out),
-        "kernel": _common(st["kernel"] for st in out),
-        "method": "make compare (scripts/compare.sh): one boot per strategy, changing only the "
-                  "command line and device tree; tests/qemu/compare.sh in each: page-cache "
-                  "pressure, coherent alloc/free rounds through the dma-cma-test device, one "
-                  "buffer kept; cmadebug snapshots before and after (snapshot-v1), facts.txt",
-        "strategies": out,
-    }
-    summary["checks"] = check(summary)
-    return summary
+# ---------------------------------------------------------------- conditions
+
+def _device_area(st):
+    """The CMA area the workload's allocations went to (most requests), or None."""
+    areas = [a for a in st["cma"] if a["stats"] is not None and a["stats"]["requests"]]
+    return max(areas, key=lambda a: a["stats"]["requests"]) if areas else None
+
+
+def _condition(st, arm64):
+    """When the strategy applies at all: (requirement, applies: True, False or
+    None when the run cannot tell, what this board showed)."""
+    name, mem = st["name"], st["memory"]
+    high = mem["hightotal_kb"]
+    if name in ("d-sections",):
+        return {"requirement": "unsafe: never ship (undefined behaviour: buffers mapped "
+                               "uncached while the linear map keeps them cacheable)",
+                "applies": False, "unsafe": True,
+                "here": f"{st['figures_text']['alias_conflicts']} alias conflicts with one buffer "
+                        "allocated"}
+    if name == "b-highmem":
+        area = _device_area(st)
+        where = "" if area is None or area["size_bytes"] is None or st["page_size"] is None else \
+            (f"; its pool here is {area['name']} at PA {area['base_pfn'] * st['page_size']:#x}-"
+             f"{area['base_pfn'] * st['page_size'] + area['size_bytes'] - 1:#x}")
+        applies = None if high is None else high > 0
+        return {"requirement": "HIGHMEM present (32-bit, more RAM than lowmem) and a device that "
+                               "can address highmem (its DMA mask reaches the pool)",
+                "applies": applies, "unsafe": False,
+                "here": ("HighTotal unknown" if high is None else f"HighTotal {kib(high)}") + where}
+    if name in ("c-carveout", "carveout"):
+        return {"requirement": "a dedicated pool: the carve-out is lost to the system for good, "
+                               "worth it only for a device that needs its memory at any moment",
+                "applies": True, "unsafe": False,
+                "here": f"{kib(mem['nomap_kb'])} carved out ({mem['nomap_regions']})"}
+    if name == "a-split":
+        return {"requirement": "any 32-bit ARM board with CMA in lowmem (mainline's behaviour)",
+                "applies": True, "unsafe": False,
+                "here": f"LowTotal {kib(mem['lowtotal_kb'])}"}
+    if name == "rodata-on":
+        return {"requirement": "any arm64 board: CMA, the linear map in blocks",
+                "applies": True, "unsafe": False, "here": "arm64" if arm64 else st["machine"]}
+    if name == "rodata-full":
+        return {"requirement": "any arm64 board (rodata=full: every linear-map page "
+                               "individually protected)",
+                "applies": True, "unsafe": False, "here": "arm64" if arm64 else st["machine"]}
+    return {"requirement": "unknown strategy: no condition known", "applies": None, "unsafe": False,
+            "here": st["description"]}
 
 
 # ---------------------------------------------------------------- expectations
 
+def _per_boot(st, key):
+    """KEY in every boot of the strategy, or None when a boot does not know it."""
+    vals = st["per_boot"][key]
+    return None if any(v is None for v in vals) else vals
+
+
 def _splits(st):
-    return st["linear_map"]["splits"] if st["linear_map"]["available"] else None
+    return _per_boot(st, "splits")
 
 
 def _conflicts(st):
-    return st["alias"]["count"] if st["alias"]["available"] else None
+    return _per_boot(st, "alias_conflicts")
 
 
 def _ok(st):
-    return None if st["load"] is None else st["load"]["ok"]
-
-
-def _memtotal(st):
-    return st["memory"]["memtotal_kb"]
+    return _per_boot(st, "alloc_ok")
 
 
 def _cma_memtotal(summary):
-    """The most MemTotal any CMA strategy left (the ones that carve nothing out)."""
-    vals = [_memtotal(s) for s in summary["strategies"] if not s["memory"]["nomap_kb"]]
+    """The most MemTotal any boot of a CMA strategy left (those that carve nothing out)."""
+    vals = [v for s in summary["strategies"] if not s["memory"]["nomap_kb"]
+            for v in s["per_boot"]["memtotal_kb"]]
     return max(vals) if vals else None
 
 
-# name -> [(what must hold, getter, predicate[, why None])]: the article's
-# four arm strategies, and arm64's.  getter(strategy, summary) -> number, or
-# None: not available (or the optional reason).
+def _less_than_cma(st, summary):
+    best = _cma_memtotal(summary)
+    return None if best is None else [best - v for v in st["per_boot"]["memtotal_kb"]]
+
+
+# name -> [(what must hold in every boot, getter, predicate[, why None])]:
+# the article's four arm strategies, and arm64's.  getter(strategy, summary)
+# -> the per-boot values, or None: not available (or the optional reason).
 NO_CMA_STRATEGY = "no CMA strategy in this comparison to compare with"
 EXPECTATIONS = {
     "a-split": [("linear-map splits > 0", lambda s, _: _splits(s), lambda v: v > 0),
                 ("alias conflicts == 0", lambda s, _: _conflicts(s), lambda v: v == 0)],
     "b-highmem": [("linear-map splits == 0", lambda s, _: _splits(s), lambda v: v == 0),
                   ("alias conflicts == 0", lambda s, _: _conflicts(s), lambda v: v == 0)],
-    "c-carveout": [("KiB of MemTotal less than any CMA strategy left > 0",
-                    lambda s, m: None if _cma_memtotal(m) is None else _cma_memtotal(m) - _memtotal(s),
+    "c-carveout": [("KiB of MemTotal less than any CMA strategy left > 0", _less_than_cma,
                     lambda v: v > 0, NO_CMA_STRATEGY),
                    ("linear-map splits == 0", lambda s, _: _splits(s), lambda v: v == 0)],
     "d-sections": [("linear-map splits == 0", lambda s, _: _splits(s), lambda v: v == 0),
@@ -357,26 +473,32 @@ EXPECTATIONS = {
     "rodata-on": [("linear-map splits == 0", lambda s, _: _splits(s), lambda v: v == 0)],
     "rodata-full": [("linear-map splits > 0 (mapped in pages)", lambda s, _: _splits(s),
                      lambda v: v > 0)],
-    "carveout": [("KiB of MemTotal less than any CMA strategy left > 0",
-                  lambda s, m: None if _cma_memtotal(m) is None else _cma_memtotal(m) - _memtotal(s),
+    "carveout": [("KiB of MemTotal less than any CMA strategy left > 0", _less_than_cma,
                   lambda v: v > 0, NO_CMA_STRATEGY),
                  ("linear-map splits == 0", lambda s, _: _splits(s), lambda v: v == 0)],
 }
 # Every strategy: the workload ran and no allocation failed.
 COMMON = [("failed allocations == 0 (the workload ran)",
-           lambda s, _: None if s["load"] is None else s["load"]["failed"], lambda v: v == 0)]
+           lambda s, _: _per_boot(s, "alloc_failed"), lambda v: v == 0)]
+
+
+def _shown(values):
+    """One value when every boot agrees, else each boot's."""
+    if values is None:
+        return None
+    return values[0] if len(set(values)) == 1 else ", ".join(map(str, values)) + " (per boot)"
 
 
 def check(summary):
     results = []
-    kernels = {s["kernel"] for s in summary["strategies"]}
+    kernels = {k for s in summary["strategies"] for k in s["kernels"]}
     results.append({"strategy": "all", "expect": "one kernel (/proc/version) in every boot",
                     "value": len(kernels), "ok": len(kernels) == 1})
     for st in summary["strategies"]:
         for what, get, pred, *why in EXPECTATIONS.get(st["name"], []) + COMMON:
-            v = get(st, summary)
-            results.append({"strategy": st["name"], "expect": what, "value": v,
-                            "ok": v is not None and bool(pred(v)),
+            vals = get(st, summary)
+            results.append({"strategy": st["name"], "expect": what, "value": _shown(vals),
+                            "ok": vals is not None and all(pred(v) for v in vals),
                             "missing": (why or ["not available"])[0]})
     return results
 
@@ -394,84 +516,320 @@ def check_messages(summary):
     return msgs
 
 
+# ---------------------------------------------------------------- TLB
+
+HOW_TO_MEASURE_TLB = ("measure it on the board: boot the same kernel without and with the split "
+                      "(linear_map_split=64M@PHYS), run perf-scripts/tlb-ab.sh run nosplit|split in "
+                      "each, then make tlb-report RESULTS=DIR/walk and make compare TLB=DIR/walk "
+                      "(README: Measuring the TLB cost on your board)")
+
+
+def load_tlb(path, strategies):
+    """The TLB A/B result (abstats document) of PATH, refused unless every
+    variant was measured on this comparison's kernel and machine."""
+    from .__main__ import load_tlb as read_abstats
+
+    doc = read_abstats(path)
+    kernels = sorted({k for st in strategies for k in st["kernels"]})
+    machines = sorted({st["machine"] for st in strategies})
+    for v in doc["variants"]:
+        for key, ours in (("kernel", kernels), ("machine", machines)):
+            theirs = v.get(key) or [UNKNOWN]
+            if len(ours) != 1 or theirs != ours:
+                raise InputError(
+                    f"{path}: TLB result of another {'kernel' if key == 'kernel' else 'board'}: "
+                    f"variant {v['name']} ran on {key} {' | '.join(theirs)!r}, this comparison on "
+                    f"{' | '.join(ours)!r} (a TLB cost holds for the kernel and board it was "
+                    "measured on)")
+    return doc
+
+
+def tlb_result(doc, path):
+    """What the split costs in TLB walks: the comparison against the baseline
+    at the largest working set, or why there is no number."""
+    from .abstats import WALKS_METRIC
+
+    comps = [c for c in doc["comparisons"] if c["baseline"] == doc["baseline"]
+             and WALKS_METRIC in c["metrics"]]
+    out = {"source": path, "baseline": doc["baseline"], "metric": WALKS_METRIC,
+           "boots": {v["name"]: len(v["boots"]) for v in doc["variants"]}}
+    if not comps:
+        out.update(status="not measured", reason="the A/B result has no walks per 1k instructions")
+        return out
+    ok = [c for c in comps if c["metrics"][WALKS_METRIC]["status"] == "ok"]
+    if not ok:
+        last = comps[-1]["metrics"]
+        # The TLB events themselves may be what failed (QEMU counts none):
+        # say that rather than the derived metric's reason.
+        events = [e for e, m in last.items() if "tlb" in e.lower() and m["status"] == "not supported"]
+        if events:
+            out.update(status="not supported", reason=", ".join(events) + ": " + last[events[0]]["reason"])
+        else:
+            m = last[WALKS_METRIC]
+            out.update(status=m["status"], reason=m.get("reason", ""))
+        out["variant"] = comps[-1]["variant"]
+        return out
+    c = max(ok, key=lambda c: c["working_set_bytes"] or 0)
+    m = c["metrics"][WALKS_METRIC]
+    out.update(status="measured", variant=c["variant"], working_set_bytes=c["working_set_bytes"],
+               rel_diff=m["rel_diff"], ci95=m["ci95"], median=m["median"],
+               median_baseline=m["median_baseline"], note=m.get("note"))
+    return out
+
+
+def _tlb_cell(st, tlb):
+    """TLB cost of one strategy: (class, text, value for scoring or None)."""
+    sp = st["figures"]["splits"]
+    if sp is not None and sp["max"] == 0:
+        return "none", "no linear-map entry split: no TLB cost from splitting", 0.0
+    facts_status = st["tlb"]["status"]
+    if tlb is None:
+        why = st["tlb"]["reason"]
+        return "unknown", f"{facts_status} ({why}); {HOW_TO_MEASURE_TLB}", None
+    if tlb["status"] != "measured":
+        return "unknown", (f"{tlb['status']} in the TLB A/B ({tlb['reason']}); "
+                           f"{tlb['source']}"), None
+    from .abstats import fmt_bytes, fmt_pct
+
+    ws = "" if tlb["working_set_bytes"] is None else f" walking {fmt_bytes(tlb['working_set_bytes'])}"
+    boots = " + ".join(f"{n} {k}" for k, n in tlb["boots"].items())
+    if tlb["ci95"] is None:
+        return "unknown", (f"{fmt_pct(tlb['rel_diff'])} TLB walks per 1k instructions{ws} "
+                           f"({tlb['variant']} vs {tlb['baseline']}; no interval: "
+                           f"{tlb.get('note') or 'one run'})"), None
+    lo, hi = tlb["ci95"]
+    text = (f"{fmt_pct(tlb['rel_diff'])} TLB walks per 1k instructions [{fmt_pct(lo)}, {fmt_pct(hi)}] "
+            f"(95% interval){ws}, {tlb['variant']} vs {tlb['baseline']}, boots: {boots}")
+    if lo > 0:
+        return "worse", text, tlb["rel_diff"] * 100
+    return "even", text + "; the interval includes no cost apart from noise", 0.0
+
+
+# ---------------------------------------------------------------- the decision
+
+# id: (label, figure, unit and scale for the weights, formatter, needs boots to rank)
+# Rows ranked on a figure that varies from boot to boot need two boots per
+# strategy; those the configuration fixes (memory, splits, aliases) rank on one.
+ROWS = [
+    ("memory", "memory lost to the system (MemTotal below the best)", "memory_lost_kb",
+     ("MiB", 1 / 1024), kib, 1),
+    ("page-tables", "page-table memory (MemTotal lost beyond any carve-out)", "page_table_kb",
+     ("MiB", 1 / 1024), kib, 1),
+    ("splits", "linear-map entries split", "splits", ("entry", 1), _count, 1),
+    ("alias", "alias hazards (conflicts with one buffer allocated)", "alias_conflicts",
+     ("conflict", 1), _count, 1),
+    ("migrated", "pages migrated out of CMA", "pages_migrated", ("page", 1), _count, 2),
+    ("failures", "allocation failures", "alloc_failed", ("failed allocation", 1), _count, 2),
+    ("latency", "allocation latency, p50", "p50_ns", ("ms of p50", 1e-6), _ms, 2),
+    ("tlb", "TLB cost of the split", None, ("% more TLB walks", 1), None, None),
+]
+ROW_IDS = [r[0] for r in ROWS]
+DEFAULT_WEIGHTS = {"memory": 1.0, "page-tables": 1.0, "splits": 0.01, "alias": 10.0,
+                   "migrated": 0.001, "failures": 10.0, "latency": 1.0, "tlb": 0.1}
+
+
+def parse_weights(text):
+    """'ROW=W,...' over the defaults; an unknown row or a bad number is a usage error."""
+    weights = dict(DEFAULT_WEIGHTS)
+    if not text:
+        return weights
+    for item in text.split(","):
+        key, sep, value = item.strip().partition("=")
+        if not sep or key not in weights:
+            raise UsageError(f"--weights: expected ROW=NUMBER with ROW one of {', '.join(ROW_IDS)}, "
+                             f"got {item!r}")
+        try:
+            w = float(value)
+        except ValueError:
+            raise UsageError(f"--weights: {key}: not a number: {value!r}") from None
+        if not w >= 0 or w == float("inf"):
+            raise UsageError(f"--weights: {key}: expected a finite number >= 0, got {value!r}")
+        weights[key] = w
+    return weights
+
+
+def _decision_row(row, sts, tlb, weights):
+    rid, label, key, (unit, scale), fmt, min_boots = row
+    cells = {}
+    if rid == "tlb":
+        for st in sts:
+            cls, text, value = _tlb_cell(st, tlb)
+            points = 0.0 if not value else weights[rid] * value
+            cells[st["name"]] = {"class": cls, "text": text, "points": points, "beaten_by": []}
+        return {"id": rid, "label": label, "unit": unit, "weight": weights[rid], "cells": cells}
+    for st in sts:
+        sp = st["figures"][key]
+        beaten_by = [o["name"] for o in sts if o is not st and separated(o["figures"][key], sp, min_boots)]
+        beats = [o["name"] for o in sts if o is not st and separated(sp, o["figures"][key], min_boots)]
+        if sp is None:
+            cls, points = "unknown", 0.0
+        elif beaten_by:
+            best = min(o["figures"][key]["median"] for o in sts if o["name"] in beaten_by)
+            cls, points = "worse", weights[rid] * (sp["median"] - best) * scale
+        else:
+            cls, points = ("best" if beats else "even"), 0.0
+        text = format_spread(sp, fmt)
+        if sp is not None and sp["boots"] < min_boots:
+            text += "; not ranked"
+        cells[st["name"]] = {"class": cls, "text": text, "points": points, "beaten_by": beaten_by}
+    return {"id": rid, "label": label, "unit": unit, "weight": weights[rid], "cells": cells}
+
+
+def _points(p):
+    return f"{p:.3g}"
+
+
+def decide(summary, tlb, weights):
+    """The decision table (one row per cost) and the answer, from the rankings."""
+    sts = summary["strategies"]
+    rows = [_decision_row(r, sts, tlb, weights) for r in ROWS]
+    scores, why, excluded, unknown = {}, {}, [], {}
+    for st in sts:
+        cond = st["condition"]
+        if cond["unsafe"]:
+            excluded.append(f"{st['name']} is left out: {cond['requirement']}")
+            continue
+        if cond["applies"] is False:
+            excluded.append(f"{st['name']} is left out: it needs {cond['requirement']}; "
+                            f"here {cond['here']}")
+            continue
+        scores[st["name"]] = sum(r["cells"][st["name"]]["points"] for r in rows)
+        why[st["name"]] = [f"{_points(r['cells'][st['name']]['points'])} for {r['id']}"
+                           for r in rows if r["cells"][st["name"]]["points"]]
+        unknown[st["name"]] = [r["id"] for r in rows if r["cells"][st["name"]]["class"] == "unknown"]
+    answer = {"scores": scores, "excluded": excluded, "weights": weights, "choice": [],
+              "text": ""}
+    if not scores:
+        answer["text"] = ("No strategy in this comparison applies safely here: "
+                          + "; ".join(excluded) + ".")
+        return rows, answer
+    low = min(scores.values())
+    choice = [n for n, v in scores.items() if v == low]
+    answer["choice"] = choice
+    machine = summary["machine"] or "these boots"
+    if len(choice) == 1:
+        lead = f"On this board ({machine}), {choice[0]} costs least with these weights"
+    else:
+        lead = f"On this board ({machine}), {' and '.join(choice)} cost the same with these weights"
+    parts = [f"{lead} ({_points(low)} points)."]
+    for name in sorted(scores, key=lambda n: (scores[n], n)):
+        detail = ", ".join(why[name]) or "beaten on no cost"
+        parts.append(f"{name}: {_points(scores[name])} ({detail}).")
+    parts += [e + "." for e in excluded]
+    for name in [n for n in scores if unknown[n]]:
+        parts.append(f"Not known for {name}: {', '.join(unknown[name])}; it may change the answer.")
+    cond_notes = [st for st in sts if st["name"] in choice and st["condition"]["applies"] is None]
+    for st in cond_notes:
+        parts.append(f"{st['name']} holds only if {st['condition']['requirement']}.")
+    for st in sts:
+        if st["name"] in choice and st["name"] == "b-highmem":
+            parts.append(f"{st['name']} holds only if the device can address its pool "
+                         f"({st['condition']['here']}).")
+    parts.append("A cost counts only where the strategy's spread lies wholly above another's "
+                 "(points = weight x distance from the best that beats it); weights: "
+                 + ", ".join(f"{k} {_points(w)} per {dict((r[0], r[3][0]) for r in ROWS)[k]}"
+                             for k, w in weights.items()) + " (--weights ROW=W,...).")
+    answer["text"] = " ".join(parts)
+    return rows, answer
+
+
+# ---------------------------------------------------------------- summary
+
+def summarise(strategies, tlb_path=None, weights=None):
+    weights = weights or dict(DEFAULT_WEIGHTS)
+    best = max(b.facts["memtotal_kb"] for s in strategies for b in s.boots)
+    out = []
+    for s in strategies:
+        first = s.boots[0]
+        f = first.facts
+        timing = f.get("timing") or UNKNOWN
+        per_boot_figs = [_boot_figures(b, best) for b in s.boots]
+        per_boot = {k: [fig[k] for fig in per_boot_figs] for k in per_boot_figs[0]}
+        figures = {k: spread(v) for k, v in per_boot.items()}
+        st = {
+            "name": s.name,
+            "directory": os.path.basename(os.path.normpath(s.dir)),
+            "boots": [os.path.relpath(b.dir, s.dir) for b in s.boots],
+            "description": f.get("description") or UNKNOWN,
+            "machine": f.get("machine") or first.after.machine or UNKNOWN,
+            "kernel": first.after.kernel or f.get("kernel") or UNKNOWN,
+            "kernels": sorted({b.after.kernel or b.facts.get("kernel") or UNKNOWN for b in s.boots}),
+            "cmdline": f.get("cmdline") or first.after.cmdline or UNKNOWN,
+            "dts": f.get("dts") or UNKNOWN,
+            "boot": f.get("boot") or UNKNOWN,
+            "page_size": first.after.page_size,
+            # Details (layout, conflict list, per-area counters) of the first
+            # boot; the figures over every boot are in figures and per_boot.
+            "memory": _memory(first, best),
+            "linear_map": _linear_map(first),
+            "alias": _alias(first),
+            "cma": _cma(first),
+            "cma_per_boot": [_cma(b) for b in s.boots],
+            "load": None if f["load"] is None else dict(
+                f["load"], size_bytes=f["alloc_size_bytes"], kept=f["alloc_kept"],
+                fill_mib=f["fill_mib"]),
+            "timing": timing,
+            "timing_note": TIMING.get(timing, "the guest's CLOCK_MONOTONIC (how it ran: unknown)"),
+            "tlb": {"status": f["tlb"],
+                    "reason": f.get("tlb_reason") or "make compare counts no TLB events"},
+            "per_boot": per_boot,
+            "figures": figures,
+        }
+        st["figures_text"] = {"alias_conflicts": format_spread(figures["alias_conflicts"], _count, False)}
+        out.append(st)
+    arm64 = all(st["machine"].startswith("aarch64") for st in out)
+    for st in out:
+        st["condition"] = _condition(st, arm64)
+    known = [n for n in KNOWN_ORDER if n in ARCH_STRATEGIES["arm64" if arm64 else "arm"]]
+    summary = {
+        "schema": SCHEMA,
+        "version": VERSION,
+        "machine": _common(st["machine"] for st in out),
+        "kernel": _common(k for st in out for k in st["kernels"]),
+        "timing": _common(st["timing"] for st in out),
+        "method": "make compare (scripts/compare.sh): each strategy booted several times, changing "
+                  "only the command line and device tree; tests/qemu/compare.sh in each boot: "
+                  "page-cache pressure, coherent alloc/free rounds through the dma-cma-test device, "
+                  "one buffer kept; cmadebug snapshots before and after (snapshot-v1), facts.txt. "
+                  "Figures are medians over a strategy's boots with their range",
+        "strategies": out,
+        "not_compared": [n for n in known if n not in {st["name"] for st in out}],
+    }
+    summary["checks"] = check(summary)
+    tlb = None
+    if tlb_path is not None:
+        tlb = tlb_result(load_tlb(tlb_path, out), tlb_path)
+    summary["tlb"] = tlb
+    rows, answer = decide(summary, tlb, weights)
+    summary["decision"] = rows
+    summary["answer"] = answer
+    return summary
+
+
 # ---------------------------------------------------------------- text
 
-def _ms(ns):
-    return f"{ns / 1e6:.2f} ms"
-
-
-def cost_table(summary):
-    """(headers, rows) of the closing table; shared by the text and the HTML."""
-    headers = ["strategy", "MemTotal (less than best)", "CMA (movable only)", "carve-out",
-               "splits", "alias conflicts", "allocations ok", "p50 (virtual)", "TLB cost",
-               "what it costs"]
-    rows = []
-    for st in summary["strategies"]:
-        mem, load = st["memory"], st["load"]
-        splits = _splits(st)
-        conflicts = _conflicts(st)
-        rows.append([
-            st["name"],
-            f"{kib(mem['memtotal_kb'])} (-{kib(mem['less_than_best_kb'])})",
-            kib(mem["cma_kb"]),
-            kib(mem["nomap_kb"]),
-            "not available" if splits is None else str(splits),
-            "not available" if conflicts is None else str(conflicts),
-            "did not run" if load is None else f"{load['ok']}/{load['rounds']}",
-            "-" if load is None else _ms(load["p50_ns"]),
-            st["tlb"]["status"],
-            "; ".join(st["costs"]),
-        ])
-    return headers, rows
-
-
 def format_text(summary):
-    out = [f"cmadebug compare: {len(summary['strategies'])} strategies"]
+    sts = summary["strategies"]
+    out = [f"cmadebug compare: {len(sts)} strategies, "
+           + ", ".join(f"{st['name']} {len(st['boots'])} boot{'s' if len(st['boots']) > 1 else ''}"
+                       for st in sts)]
     out.append(f"   machine: {summary['machine'] or 'differs per strategy'}")
-    out.append(f"   kernel:  {summary['kernel'] or 'differs per strategy'}")
-    out.append(f"   method:  {summary['method']}")
-    for st in summary["strategies"]:
-        mem, lm, al, load = st["memory"], st["linear_map"], st["alias"], st["load"]
-        out.append(f"== {st['name']}: {st['description']}")
-        out.append(f"   cmdline: {st['cmdline']}")
-        out.append(f"   device tree: {st['dts']}")
-        out.append(f"   memory (/proc/meminfo at boot): MemTotal {kib(mem['memtotal_kb'])} "
-                   f"({kib(mem['less_than_best_kb'])} less than the best), CmaTotal {kib(mem['cma_kb'])} "
-                   f"(movable allocations only), no-map carve-out {kib(mem['nomap_kb'])} "
-                   f"({mem['nomap_regions']}; device tree)")
-        if lm["available"]:
-            parts = [f"{m['level']} {kib(m['bytes'] // 1024)}" for m in lm["mapped"] if m["bytes"]]
-            out.append(f"   linear map after (from {lm['source']}): " + (", ".join(parts) or "empty"))
-            out.append("   linear-map splits: " + ("not available (ptdump)" if lm["splits"] is None else
-                                                   f"{lm['splits']}" + (" (" + ", ".join(
-                                                       f"{k} {v}" for k, v in lm["splits_by_cause"].items())
-                                                       + ")" if lm["splits"] else "")))
-        else:
-            out.append(f"   linear map: {lm['reason']}")
-        if al["available"]:
-            out.append(f"   alias conflicts after: {al['count']} ({al['pages']} pages)")
-        else:
-            out.append(f"   alias conflicts: {al['reason']}")
-        if load is None:
-            out.append("   allocations: the workload printed no load line")
-        else:
-            out.append(f"   allocations ({load['rounds']} x {load['size_bytes']} bytes under "
-                       f"{load['fill_mib']} MiB of page cache): {load['ok']} ok, {load['failed']} failed; "
-                       f"p50 {_ms(load['p50_ns'])}, p90 {_ms(load['p90_ns'])}, max {_ms(load['max_ns'])} "
-                       f"[{st['timing']}: {st['timing_note']}]")
-        for a in st["cma"]:
-            if a["stats"] is None:
-                out.append(f"   CMA {a['name']}: stats not available (kernel lacks the CMA failure patches)")
-            else:
-                fails = ", ".join(f"{k} {v}" for k, v in a["failed_by_stage"].items() if v) or "none"
-                out.append(f"   CMA {a['name']} over the workload: {a['stats']['requests']} requests, "
-                           f"{a['stats']['failures']} failed, {a['stats']['pages_migrated']} pages migrated; "
-                           f"failed attempts by stage: {fails}")
-        out.append(f"   TLB cost: {st['tlb']['status']} ({st['tlb']['reason']})")
-    out.append("== what each strategy costs on this board")
-    headers, rows = cost_table(summary)
-    for r in rows:
-        out.append(f"   {r[0]}: {r[-1]}")
+    out.append(f"   kernel:  {summary['kernel'] or 'differs per boot'}")
+    out.append(f"   timing:  {summary['timing'] or 'differs per strategy'}")
+    if summary["not_compared"]:
+        out.append(f"   not compared (no results): {', '.join(summary['not_compared'])}")
+    out.append("== decision (medians over boots, range in brackets)")
+    for st in sts:
+        c = st["condition"]
+        out.append(f"   {st['name']}: {'' if c['unsafe'] else 'applies when '}{c['requirement']}; "
+                   f"here: {c['here']}")
+    for r in summary["decision"]:
+        out.append(f"   {r['label']}:")
+        for st in sts:
+            cell = r["cells"][st["name"]]
+            out.append(f"      {st['name']}: {cell['text']} [{cell['class']}]")
+    out.append("== answer")
+    out.append("   " + summary["answer"]["text"])
     out.append("== expectations")
     for c in summary["checks"]:
         got = c.get("missing", "not available") if c["value"] is None else c["value"]
@@ -491,6 +849,12 @@ def parser():
     p.add_argument("--summary-json", metavar="FILE", help="write the summary as JSON ('-': stdout)")
     p.add_argument("--check", action="store_true",
                    help="fail (exit 3) when a strategy does not show what must differ")
+    p.add_argument("--tlb", metavar="FILE|DIR",
+                   help="the TLB A/B result of this board and kernel: abstats JSON (make tlb-report) "
+                        "or a results directory")
+    p.add_argument("--weights", metavar="ROW=W,...",
+                   help="points per unit of each cost for the answer (rows: " + ", ".join(ROW_IDS)
+                        + "; defaults " + ",".join(f"{k}={v:g}" for k, v in DEFAULT_WEIGHTS.items()) + ")")
     p.add_argument("-q", "--quiet", action="store_true", help="do not print the text summary")
     return p
 
@@ -499,7 +863,8 @@ def main(argv):
     from .__main__ import emit_summary, write_atomically
 
     args = parser().parse_args(argv)
-    summary = summarise(load(args.dirs))
+    weights = parse_weights(args.weights)
+    summary = summarise(load(args.dirs), args.tlb, weights)
     summary_text = format_text(summary)
     if args.output:
         from .comparehtml import render

@@ -241,3 +241,57 @@ def latency_per_row(rows, xlabel):
     ax.set_xlabel(xlabel)
     ax.legend(loc="lower right")
     return _png(fig)
+
+
+def difference_bars(rows, xlabel):
+    """How far each row lies from the best, on a log scale so that KiB and
+    MiB differences both show.  ROWS is [(label, median, low, high, text)] in
+    KiB; a row at 0 (the best) gets its text only, at the axis' left edge."""
+    fig, ax = plt.subplots(figsize=(8, 0.9 + 0.45 * len(rows)))
+    ys = list(range(len(rows)))
+    top = max([hi for _, _, _, hi, _ in rows] + [1])
+    for y, (_, med, lo, hi, text) in zip(ys, rows):
+        if med > 0:
+            ax.barh([y], [med], left=0.5, color="#ff7f0e")
+            if hi > lo:
+                ax.plot([max(lo, 0.5), hi], [y, y], color="#333333", linewidth=1.5)
+        ax.text(max(med, 0.5) * 1.15, y, text, va="center", fontsize=8)
+    ax.set_xscale("log", base=2)
+    ax.set_xlim(0.5, top * 40)
+    ax.xaxis.set_major_locator(matplotlib.ticker.LogLocator(base=16))
+    ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(
+        lambda v, _: f"{v / 1024:g} MiB" if v >= 1024 else f"{v:g} KiB"))
+    ax.set_yticks(ys)
+    ax.set_yticklabels([label for label, *_ in rows])
+    ax.invert_yaxis()
+    ax.set_xlabel(xlabel)
+    return _png(fig)
+
+
+def spread_per_row(rows, xlabel):
+    """Per row (strategy), per statistic: a dot for each boot and a bar from
+    the smallest to the largest with a tick at the median.  ROWS is
+    [(label, [(statistic, [per-boot values])])]; no single-event maxima."""
+    import statistics
+
+    stats = list(dict.fromkeys(s for _, vals in rows for s, _ in vals))
+    fig, ax = plt.subplots(figsize=(8, 0.9 + 0.6 * len(rows)))
+    h = 0.8 / max(len(stats), 1)
+    for k, (stat, colour) in enumerate(zip(stats, plt.cm.tab10.colors)):
+        for i, (_, vals) in enumerate(rows):
+            values = dict(vals).get(stat)
+            if not values:
+                continue
+            y = i + (k - (len(stats) - 1) / 2) * h
+            ax.plot([min(values), max(values)], [y, y], color=colour, linewidth=2, alpha=0.5)
+            ax.plot(values, [y] * len(values), "o", color=colour, markersize=4,
+                    label=stat if i == 0 else None)
+            ax.plot([statistics.median(values)], [y], "|", color="black", markersize=12)
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels([label for label, _ in rows])
+    ax.invert_yaxis()
+    ax.set_xlim(left=0)
+    ax.set_xlabel(xlabel + "; dots: boots, bar: range, tick: median")
+    ax.legend(loc="lower right")
+    return _png(fig)

@@ -44,6 +44,13 @@ def figure(png, caption, prov):
             f'{provenance(prov)}</figcaption></figure>')
 
 
+def figure_src(png, caption, source):
+    """A figure that says only where its numbers come from (the page says
+    machine, kernel and method once, at the top)."""
+    return (f'<figure>{img(png, caption)}<figcaption>{esc(caption)}'
+            f'<p class="src">From {esc(source)}</p></figcaption></figure>')
+
+
 def not_available(text):
     return f'<p class="na">{esc(text)}</p>'
 

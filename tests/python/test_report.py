@@ -110,7 +110,10 @@ def png_size(data_uri):
     return width, height
 
 
-def check_page(html):
+def check_page(html, caption_words=("machine:", "kernel:", "command line:", "method:")):
+    """Self-contained, every image a PNG with alt text, every caption with
+    CAPTION_WORDS (the snapshot report's provenance per figure; the compare
+    page says it once at the top and each caption only where from)."""
     page = Page(html)
     assert page.scripts == 0 and page.external == [], page.external
     assert page.imgs, "no figures"
@@ -118,7 +121,7 @@ def check_page(html):
         png_size(img["src"])
         assert img.get("alt")
     for cap in page.captions:
-        for word in ("machine:", "kernel:", "command line:", "method:"):
+        for word in caption_words:
             assert word in cap, f"{word} missing in caption {cap[:80]!r}"
     return page
 

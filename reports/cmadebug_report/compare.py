@@ -34,7 +34,8 @@ from . import snapshot
 from .snapshot import STAGES
 
 SCHEMA = "cmadebug-compare-summary"
-VERSION = 1
+# 2: several boots per strategy (figures, per_boot), the decision and the answer
+VERSION = 2
 EXIT_CHECK = 3
 
 FACTS_INT = ("memtotal_kb", "memavailable_kb", "cmatotal_kb", "lowtotal_kb", "hightotal_kb",

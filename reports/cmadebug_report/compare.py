@@ -656,7 +656,8 @@ def _decision_row(row, sts, tlb, weights):
         for st in sts:
             cls, text, value = _tlb_cell(st, tlb)
             points = 0.0 if not value else weights[rid] * value
-            cells[st["name"]] = {"class": cls, "text": text, "points": points, "beaten_by": []}
+            cells[st["name"]] = {"class": cls, "text": text, "points": points, "beaten_by": [],
+                                 "ranked": value is not None}
         return {"id": rid, "label": label, "unit": unit, "weight": weights[rid], "cells": cells}
     for st in sts:
         sp = st["figures"][key]
@@ -670,9 +671,11 @@ def _decision_row(row, sts, tlb, weights):
         else:
             cls, points = ("best" if beats else "even"), 0.0
         text = format_spread(sp, fmt)
-        if sp is not None and sp["boots"] < min_boots:
+        ranked = sp is not None and sp["boots"] >= min_boots
+        if sp is not None and not ranked:
             text += "; not ranked"
-        cells[st["name"]] = {"class": cls, "text": text, "points": points, "beaten_by": beaten_by}
+        cells[st["name"]] = {"class": cls, "text": text, "points": points, "beaten_by": beaten_by,
+                             "ranked": ranked}
     return {"id": rid, "label": label, "unit": unit, "weight": weights[rid], "cells": cells}
 
 
@@ -684,7 +687,7 @@ def decide(summary, tlb, weights):
     """The decision table (one row per cost) and the answer, from the rankings."""
     sts = summary["strategies"]
     rows = [_decision_row(r, sts, tlb, weights) for r in ROWS]
-    scores, why, excluded, unknown = {}, {}, [], {}
+    scores, why, excluded, unknown, unranked = {}, {}, [], {}, {}
     for st in sts:
         cond = st["condition"]
         if cond["unsafe"]:
@@ -698,6 +701,8 @@ def decide(summary, tlb, weights):
         why[st["name"]] = [f"{_points(r['cells'][st['name']]['points'])} for {r['id']}"
                            for r in rows if r["cells"][st["name"]]["points"]]
         unknown[st["name"]] = [r["id"] for r in rows if r["cells"][st["name"]]["class"] == "unknown"]
+        unranked[st["name"]] = [r["id"] for r in rows if r["cells"][st["name"]]["class"] != "unknown"
+                                and not r["cells"][st["name"]]["ranked"]]
     answer = {"scores": scores, "excluded": excluded, "weights": weights, "choice": [],
               "text": ""}
     if not scores:
@@ -719,6 +724,9 @@ def decide(summary, tlb, weights):
     parts += [e + "." for e in excluded]
     for name in [n for n in scores if unknown[n]]:
         parts.append(f"Not known for {name}: {', '.join(unknown[name])}; it may change the answer.")
+    for name in [n for n in scores if unranked[n]]:
+        parts.append(f"Not ranked for {name} (one boot, no spread): {', '.join(unranked[name])}; "
+                     "more boots may change the answer.")
     cond_notes = [st for st in sts if st["name"] in choice and st["condition"]["applies"] is None]
     for st in cond_notes:
         parts.append(f"{st['name']} holds only if {st['condition']['requirement']}.")

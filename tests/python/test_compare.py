@@ -276,6 +276,8 @@ def test_one_boot_strategy_says_so(tmp_path):
         assert "one boot, no spread" in cell["text"] and "not ranked" in cell["text"], cell
         assert cell["class"] == "even" and cell["points"] == 0
         assert "b-highmem" not in str([c["beaten_by"] for c in cells(summary, row).values()])
+    assert "Not ranked for b-highmem (one boot, no spread): migrated, failures, latency" \
+        in summary["answer"]["text"]
     # What the configuration fixes still ranks on one boot.
     assert cells(summary, "memory")["b-highmem"]["text"] == "0 KiB (one boot, no spread)"
     assert cells(summary, "memory")["b-highmem"]["class"] == "best"

@@ -20,7 +20,7 @@
 #   rodata-full    CMA, linear map in pages
 #   carveout       an unmapped no-map coherent pool
 #
-# A real board instead of QEMU: COMPARE_BOOT=CMD is run once per strategy as
+# A real board instead of QEMU: COMPARE_BOOT=CMD is run once per strategy and boot as
 #   CMD ARCH STRATEGY DTS DEST      (EXTRA_CMDLINE in its environment)
 # where DTS is the device-tree fragment (kernel-patches/dts/...dtsi) to add
 # to the board's tree and EXTRA_CMDLINE what to append to its command line;

@@ -827,7 +827,7 @@ def format_text(summary):
     out.append(f"   timing:  {summary['timing'] or 'differs per strategy'}")
     if summary["not_compared"]:
         out.append(f"   not compared (no results): {', '.join(summary['not_compared'])}")
-    out.append("== decision (medians over boots, range in brackets)")
+    out.append("== decision (medians over boots, with the range of the boots)")
     for st in sts:
         c = st["condition"]
         out.append(f"   {st['name']}: {'' if c['unsafe'] else 'applies when '}{c['requirement']}; "

@@ -227,22 +227,6 @@ def stacked_per_row(rows, xlabel):
     return _png(fig)
 
 
-def latency_per_row(rows, xlabel):
-    """Grouped horizontal bars: ROWS is [(label, [(statistic, value)])]."""
-    stats = list(dict.fromkeys(s for _, vals in rows for s, _ in vals))
-    fig, ax = plt.subplots(figsize=(8, 0.9 + 0.6 * len(rows)))
-    h = 0.8 / max(len(stats), 1)
-    for k, (stat, colour) in enumerate(zip(stats, plt.cm.tab10.colors)):
-        ys = [i + (k - (len(stats) - 1) / 2) * h for i in range(len(rows))]
-        ax.barh(ys, [dict(vals).get(stat, 0) for _, vals in rows], height=h, color=colour, label=stat)
-    ax.set_yticks(range(len(rows)))
-    ax.set_yticklabels([label for label, _ in rows])
-    ax.invert_yaxis()
-    ax.set_xlabel(xlabel)
-    ax.legend(loc="lower right")
-    return _png(fig)
-
-
 def difference_bars(rows, xlabel):
     """How far each row lies from the best, on a log scale so that KiB and
     MiB differences both show.  ROWS is [(label, median, low, high, text)] in

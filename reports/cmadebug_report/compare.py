@@ -381,16 +381,16 @@ def _device_area(st):
 
 
 def _condition(st, arm64):
-    """When the strategy applies at all: (requirement, applies: True, False or
-    None when the run cannot tell, what this board showed)."""
+    """When the strategy applies at all: {requirement, applies (True, False,
+    or None when these boots cannot tell), unsafe, here: what this board showed}."""
     name, mem = st["name"], st["memory"]
     high = mem["hightotal_kb"]
-    if name in ("d-sections",):
+    if name == "d-sections":
+        conflicts = format_spread(st["figures"]["alias_conflicts"], _count, one_boot_note=False)
         return {"requirement": "unsafe: never ship (undefined behaviour: buffers mapped "
                                "uncached while the linear map keeps them cacheable)",
                 "applies": False, "unsafe": True,
-                "here": f"{st['figures_text']['alias_conflicts']} alias conflicts with one buffer "
-                        "allocated"}
+                "here": f"{conflicts} alias conflicts with one buffer allocated"}
     if name == "b-highmem":
         area = _device_area(st)
         where = "" if area is None or area["size_bytes"] is None or st["page_size"] is None else \
@@ -603,6 +603,8 @@ def _tlb_cell(st, tlb):
             f"(95% interval){ws}, {tlb['variant']} vs {tlb['baseline']}, boots: {boots}")
     if lo > 0:
         return "worse", text, tlb["rel_diff"] * 100
+    if hi < 0:
+        return "even", text + "; fewer walks with the split: no cost", 0.0
     return "even", text + "; the interval includes no cost apart from noise", 0.0
 
 
@@ -784,7 +786,6 @@ def summarise(strategies, tlb_path=None, weights=None):
             "per_boot": per_boot,
             "figures": figures,
         }
-        st["figures_text"] = {"alias_conflicts": format_spread(figures["alias_conflicts"], _count, False)}
         out.append(st)
     arm64 = all(st["machine"].startswith("aarch64") for st in out)
     for st in out:

@@ -245,6 +245,13 @@ def test_tlb_interval_across_zero_is_no_cost(tmp_path):
     assert "no cost apart from noise" in cell["text"]
 
 
+def test_tlb_fewer_walks_is_no_cost(tmp_path):
+    summary = summary_of(RUN, "--tlb", _tlb_with_number(tmp_path, -0.1, -0.2, -0.05))
+    cell = cells(summary, "tlb")["a-split"]
+    assert cell["class"] == "even" and cell["points"] == 0
+    assert cell["text"].startswith("-10.00% TLB walks") and "fewer walks with the split" in cell["text"]
+
+
 @pytest.mark.parametrize("key, value, words", [
     ("kernel", "Linux version 6.1.0-57-armmp #1 SMP Debian", ["TLB result of another kernel", "6.1.0-57"]),
     ("machine", "armv7l Raspberry Pi 2 Model B", ["TLB result of another board", "Raspberry Pi"]),

@@ -191,11 +191,13 @@ tlb-report:
 # differ (exit 3).  ARCH=arm (default) or arm64, STRATEGIES= picks some;
 # KERNEL_DIR= pins a built kernel, COMPARE_BOOT= boots a real board (README.md).
 # COMPARE_BOOTS= boots per strategy (default 3); TLB= the TLB A/B of this
-# board and kernel (make tlb-report's JSON, or its RESULTS directory);
+# board and kernel (make tlb-report's JSON, or its RESULTS directory, then
+# checked first as make tlb-report does);
 # WEIGHTS= the answer's weights (ROW=W,...).
 COMPARE_ARCH = $(or $(ARCH),arm)
 COMPARE_DIR = build/compare/$(COMPARE_ARCH)
 compare: deps-if-missing
+	@if [ -d "$(TLB)" ]; then sh perf-scripts/tlb-ab.sh check $(TLB) nosplit split; fi
 	@COMPARE_BOOTS=$(or $(COMPARE_BOOTS),3) scripts/compare.sh $(COMPARE_ARCH) $(STRATEGIES)
 	@PYTHONPATH=$(CURDIR)/reports $(PYTHON) -m cmadebug_report compare \
 		$(if $(STRATEGIES),$(addprefix $(COMPARE_DIR)/,$(STRATEGIES)),$(COMPARE_DIR)) \

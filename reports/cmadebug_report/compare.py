@@ -593,7 +593,7 @@ def _tlb_cell(st, tlb):
     from .abstats import fmt_bytes, fmt_pct
 
     ws = "" if tlb["working_set_bytes"] is None else f" walking {fmt_bytes(tlb['working_set_bytes'])}"
-    boots = " + ".join(f"{n} {k}" for k, n in tlb["boots"].items())
+    boots = ", ".join(f"{k} {n}" for k, n in tlb["boots"].items())
     if tlb["ci95"] is None:
         return "unknown", (f"{fmt_pct(tlb['rel_diff'])} TLB walks per 1k instructions{ws} "
                            f"({tlb['variant']} vs {tlb['baseline']}; no interval: "

@@ -20,7 +20,8 @@ table.cmp td, table.cmp th { overflow-wrap: anywhere; vertical-align: top; }
 td.best { background: #d8f0d8; } td.even { background: #f3f3f3; } td.worse { background: #fbe0c8; }
 td.unknown { background: #ffffff; color: #8a4b00; font-style: italic; } td.none { background: #eef6ee; }
 td.unsafe { background: #f6c6c6; font-weight: bold; } td.apply-no { background: #f6c6c6; }
-td.apply-yes { background: #eef6ee; } td.apply-unknown { background: #fff6d8; }
+td.apply-yes { background: #eef6ee; }
+table.decision td:first-child { min-width: 9em; font-weight: bold; } td.apply-unknown { background: #fff6d8; }
 .legend span { padding: 0 0.4em; margin-right: 0.3em; border: 1px solid #ccc; }
 .answer { border-left: 4px solid #1f77b4; padding: 0.2em 0.8em; background: #f4f8fc; }
 .src { font-size: 0.8em; color: #555; }
@@ -36,10 +37,11 @@ dl.prov code { white-space: pre-wrap; overflow-wrap: anywhere; }
 """
 
 
-def table(headers, rows, numeric=(), classes=None):
+def table(headers, rows, numeric=(), classes=None, kind=None):
     """A table that becomes labelled blocks on a narrow screen; CLASSES, when
-    given, is one list of cell classes per row (None: no class)."""
-    out = ['<table class="cmp"><tr class="head">' + "".join(f"<th>{esc(h)}</th>" for h in headers) + "</tr>"]
+    given, is one list of cell classes per row (None: no class); KIND is one
+    more class for the table."""
+    out = [f'<table class="cmp{" " + kind if kind else ""}"><tr class="head">' + "".join(f"<th>{esc(h)}</th>" for h in headers) + "</tr>"]
     for k, r in enumerate(rows):
         cells = []
         for i, v in enumerate(r):
@@ -105,7 +107,7 @@ def decision_section(summary):
                 ("none", "no cost", "#eef6ee"), ("unknown", "not known", "#ffffff"),
                 ("unsafe", "unsafe", "#f6c6c6")))
             + "</p>",
-            table(["cost"] + names, rows, classes=classes)]
+            table(["cost"] + names, rows, classes=classes, kind="decision")]
     if summary["not_compared"]:
         body.append(not_available("Not in this comparison (no results): "
                                   + ", ".join(summary["not_compared"])))

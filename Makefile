@@ -209,6 +209,7 @@ compare: deps-if-missing
 bench: deps-if-missing
 	@bench/cma-alloc.sh
 	@bench/linear-map.sh
+	@bench/debug-pagealloc.sh
 	@bench/cmadebug-tool.sh
 
 # checkpatch --strict on the series, as patches.  Run from outside this git

@@ -15,34 +15,8 @@ arch=arm64
 "$TOP/scripts/kernel-tree.sh" prepare
 patched=$("$TOP/scripts/kernel-build.sh" "$arch")
 
-# The unpatched kernel: tag 'base' with the same fragments (the options only
-# the series has drop out), cached like the series' own kernels.
-bdir=$CMADEBUG_CACHE/bench
-base_kernel=$bdir/kernel-$arch-base-$(
-	{
-		echo "recipe $BUILD_RECIPE_VERSION base $(kernel_base_version)"
-		config_fragments "$arch" | xargs cat
-	} | sha256sum | cut -c1-16
-)
-if [ ! -f "$base_kernel/.complete" ]; then
-	tree=$bdir/tree
-	obj=$bdir/obj-$arch
-	mkdir -p "$bdir" "$obj"
-	[ -d "$tree" ] || git -C "$KERNEL_SRC" worktree add -q --detach "$tree" base
-	kmake=(make -C "$tree" O="$obj" ARCH="$arch" CROSS_COMPILE="$(cross_compile "$arch")")
-	note "building the unpatched $arch kernel (log: $obj/build.log)"
-	# shellcheck disable=SC2046
-	{ "${kmake[@]}" tinyconfig &&
-		"$tree/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" $(config_fragments "$arch") &&
-		"${kmake[@]}" olddefconfig &&
-		"${kmake[@]}" -j"$(nproc)" Image; } >"$obj/build.log" 2>&1 ||
-		die "building the unpatched kernel failed (log: $obj/build.log)"
-	tmp=$(mktemp -d "$bdir/.kernel.XXXXXX")
-	cp "$obj/arch/arm64/boot/Image" "$obj/.config" "$tmp/"
-	touch "$tmp/.complete"
-	rm -rf "$base_kernel"
-	mv "$tmp" "$base_kernel"
-fi
+# The unpatched kernel: tag 'base' with the same fragments, cached.
+base_kernel=$("$TOP/bench/base-kernel.sh" "$arch")
 
 run() { # run KERNEL_DIR: the guest's bench lines
 	KERNEL_DIR=$1 QEMU_EXTRA_ARGS="-icount shift=0" EXTRA_CMDLINE="loglevel=1" \

@@ -24,8 +24,9 @@ make -s -C "$TOP/cmadebug" O="$out/cmadebug" CROSS_COMPILE="$(cross_compile "$ar
 	die "cross-building cmadebug for $arch failed (log: $out/cmadebug-build.log)"
 }
 
-# The guest sides of bench/cma-alloc.sh, bench/linear-map.sh, make compare.
-for b in cma_alloc_bench read_bench dma_alloc_load; do
+# The guest sides of bench/cma-alloc.sh, bench/linear-map.sh,
+# bench/debug-pagealloc.sh, make compare.
+for b in cma_alloc_bench read_bench page_churn dma_alloc_load; do
 	"$(cross_compile "$arch")gcc" -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -static \
 		-o "$out/${b//_/-}" "$TOP/bench/$b.c" ||
 		die "cross-building bench/$b.c for $arch failed"
@@ -48,6 +49,7 @@ list=$out/initramfs.list
 	echo "file /usr/bin/cmadebug $out/cmadebug/cmadebug 0755 0 0"
 	echo "file /usr/bin/cma-alloc-bench $out/cma-alloc-bench 0755 0 0"
 	echo "file /usr/bin/read-bench $out/read-bench 0755 0 0"
+	echo "file /usr/bin/page-churn $out/page-churn 0755 0 0"
 	echo "file /usr/bin/dma-alloc-load $out/dma-alloc-load 0755 0 0"
 	echo "file /usr/bin/tlb-ab.sh $TOP/perf-scripts/tlb-ab.sh 0755 0 0"
 	for f in "$TOP"/tests/qemu/*.sh; do

@@ -1,6 +1,6 @@
 # make bench: instruction counts (QEMU -icount) for the benchmark that
-# cmadebug.bench= names: cma (bench/cma-alloc.sh, the default) or
-# linear-map (bench/linear-map.sh).
+# cmadebug.bench= names: cma (bench/cma-alloc.sh, the default),
+# linear-map (bench/linear-map.sh) or pagealloc (bench/debug-pagealloc.sh).
 bench=cma
 for arg in $(cat /proc/cmdline); do
 	case $arg in
@@ -16,6 +16,16 @@ if [ $bench = linear-map ]; then
 		for f in kernel_page_tables linear_map/alias_check linear_map/layout; do
 			echo "bench: run=$run $(read-bench /sys/kernel/debug/$f 20)"
 		done
+	done
+	exit 0
+fi
+
+# Pages allocated and freed: with debug_pagealloc=on, each one an unmap and
+# a map of the linear map (the attribute-change path).
+if [ $bench = pagealloc ]; then
+	grep -qw debug_pagealloc=on /proc/cmdline || echo "bench: error=no-debug_pagealloc"
+	for run in 1 2 3; do
+		echo "bench: run=$run $(page-churn 64)"
 	done
 	exit 0
 fi

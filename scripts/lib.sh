@@ -175,6 +175,8 @@ variant_qemu_args() {
 variant_cmdline() {
 	case $1:${KERNEL_VARIANT:-} in
 	arm64:64k) echo "cma=512M" ;;
+	# every page allocated and freed changes the (tagged) linear map
+	arm64:kasan) echo "debug_pagealloc=on" ;;
 	*) echo "" ;;
 	esac
 }
@@ -186,6 +188,8 @@ variant_suites() {
 	case $1:$2 in
 	arm:lpae) echo main lowmem-cma forced-split keep-sections-fail ;;
 	arm64:64k) echo rodata-full forced-split ;;
+	# the locking and memory checkers: the whole main suite
+	arm64:rt | arm64:kasan) echo main ;;
 	*) die "no kernel variant '$2' for $1" ;;
 	esac
 }

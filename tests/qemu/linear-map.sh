@@ -419,6 +419,35 @@ test_page_granular_linear_map() {
 		t_fail "no page-granular splits recorded"
 }
 
+# debug_pagealloc=on (the kasan board): each page allocated and then freed
+# is mapped and unmapped in the linear map by set_memory_valid(), two
+# one-page changes.  Under KASAN_SW_TAGS page addresses carry a tag that
+# the series must strip before it can tell a linear-map address (issue 11,
+# defect 8: they counted 0).
+test_debug_pagealloc_changes_counted() {
+	changes=$(attr_stat set_memory changes)
+	bytes=$(attr_stat set_memory bytes)
+	dd if=/dev/zero of=/tmp/pagealloc bs=4096 count=256 2>/dev/null ||
+		t_fail "writing 1 MiB to tmpfs failed" || return 1
+	rm /tmp/pagealloc
+	grown=$(($(attr_stat set_memory changes) - changes))
+	sed 's/^/# /' $LM/attr_changes
+	[ $grown -ge 512 ] ||
+		t_fail "set_memory changes grew by $grown for 256 pages allocated and freed, not 512 or more" || return 1
+	[ $(($(attr_stat set_memory bytes) - bytes)) -ge $((grown * 4096)) ] ||
+		t_fail "set_memory bytes grew by less than a page per change"
+}
+
+# With debug_pagealloc=on free pages are not mapped: a walk is refused
+# (EINVAL), and nothing is recorded.
+test_walk_refused_with_debug_pagealloc() {
+	if echo "start=$WALK_START pages=16 accesses=1" >$LM/walk 2>/dev/null; then
+		t_fail "a walk ran with debug_pagealloc=on"
+		return 1
+	fi
+	t_eq "last walk" runs=0 "$(cat $LM/walk)"
+}
+
 # The forced-split suites' range: split in one boot, walked in every boot.
 case $LM_ARCH in
 arm) WALK_START=0x60000000 ;;
@@ -466,6 +495,8 @@ test_walk_ends_on_sigkill() {
 	sh -c "echo 'start=$WALK_START pages=16 accesses=4294967296' >$LM/walk" &
 	pid=$!
 	sleep 1
+	# a walk refused at once would pass the rest of this test
+	[ -e /proc/$pid ] || t_fail "the walk ended within a second: not started?" || return 1
 	kill -9 $pid
 	i=0
 	# a zombie has ended its write; /proc/PID goes when it is reaped
@@ -528,6 +559,14 @@ test_cmadebug_alias_exit_status() {
 	t_eq "exit status after removal (as before injecting)" $before $?
 }
 
+LM_WALK_TESTS="
+	test_walk_rejects_bad_input
+	test_walk_runs_over_range
+	test_walk_ends_on_sigkill"
+# debug_pagealloc unmaps free pages: the walker refuses to run (0017)
+if grep -qw debug_pagealloc=on /proc/cmdline; then
+	LM_WALK_TESTS=test_walk_refused_with_debug_pagealloc
+fi
 LM_MAIN_TESTS="
 	test_linear_map_files_and_modes
 	test_layout_adds_up_to_boot_mapping
@@ -535,9 +574,7 @@ LM_MAIN_TESTS="
 	test_alias_injection_found_and_removed
 	test_inject_rejects_bad_input
 	test_alias_check_during_alloc_free
-	test_walk_rejects_bad_input
-	test_walk_runs_over_range
-	test_walk_ends_on_sigkill
+	$LM_WALK_TESTS
 	test_cmadebug_splits_agrees_with_kernel
 	test_cmadebug_alias_exit_status"
 LM_ARM_MAIN_TESTS="
@@ -547,6 +584,9 @@ LM_ARM_MAIN_TESTS="
 	test_coherent_alloc_traces_attr_change"
 LM_ARM64_MAIN_TESTS="
 	test_noncoherent_buffer_alias_found"
+if grep -qw debug_pagealloc=on /proc/cmdline; then
+	LM_ARM64_MAIN_TESTS="$LM_ARM64_MAIN_TESTS test_debug_pagealloc_changes_counted"
+fi
 LM_LOWMEM_CMA_TESTS="
 	test_lowmem_cma_area_split
 	test_layout_adds_up_to_boot_mapping

@@ -32,6 +32,7 @@ import sys
 from . import ArgumentParser, InputError, UNKNOWN, UsageError, run_main
 from . import snapshot
 from .snapshot import STAGES
+from .text import cell_lines
 
 SCHEMA = "cmadebug-compare-summary"
 # 2: several boots per strategy (figures, per_boot), the decision and the answer
@@ -332,6 +333,20 @@ def separated(better, worse, min_boots):
     if better["boots"] < min_boots or worse["boots"] < min_boots:
         return False
     return better["max"] < worse["min"]
+
+
+def rank(figures, min_boots):
+    """{name: (class, beaten_by)} for FIGURES ({name: spread or None}, lower
+    is better): "worse" when another's spread lies wholly below it, "best"
+    when it lies wholly below another's and none below it, "even" when no
+    spread separates it from the others, "unknown" without a figure."""
+    out = {}
+    for name, sp in figures.items():
+        beaten_by = [o for o, other in figures.items() if o != name and separated(other, sp, min_boots)]
+        beats = any(o != name and separated(sp, other, min_boots) for o, other in figures.items())
+        cls = "unknown" if sp is None else "worse" if beaten_by else "best" if beats else "even"
+        out[name] = (cls, beaten_by)
+    return out
 
 
 def kib(kb):
@@ -661,17 +676,14 @@ def _decision_row(row, sts, tlb, weights):
             cells[st["name"]] = {"class": cls, "text": text, "points": points, "beaten_by": [],
                                  "ranked": value is not None}
         return {"id": rid, "label": label, "unit": unit, "weight": weights[rid], "cells": cells}
+    ranks = rank({st["name"]: st["figures"][key] for st in sts}, min_boots)
     for st in sts:
         sp = st["figures"][key]
-        beaten_by = [o["name"] for o in sts if o is not st and separated(o["figures"][key], sp, min_boots)]
-        beats = [o["name"] for o in sts if o is not st and separated(sp, o["figures"][key], min_boots)]
-        if sp is None:
-            cls, points = "unknown", 0.0
-        elif beaten_by:
+        cls, beaten_by = ranks[st["name"]]
+        points = 0.0
+        if cls == "worse":
             best = min(o["figures"][key]["median"] for o in sts if o["name"] in beaten_by)
-            cls, points = "worse", weights[rid] * (sp["median"] - best) * scale
-        else:
-            cls, points = ("best" if beats else "even"), 0.0
+            points = weights[rid] * (sp["median"] - best) * scale
         text = format_spread(sp, fmt)
         ranked = sp is not None and sp["boots"] >= min_boots
         if sp is not None and not ranked:
@@ -833,11 +845,7 @@ def format_text(summary):
         c = st["condition"]
         out.append(f"   {st['name']}: {'' if c['unsafe'] else 'applies when '}{c['requirement']}; "
                    f"here: {c['here']}")
-    for r in summary["decision"]:
-        out.append(f"   {r['label']}:")
-        for st in sts:
-            cell = r["cells"][st["name"]]
-            out.append(f"      {st['name']}: {cell['text']} [{cell['class']}]")
+    out += cell_lines(summary["decision"], [st["name"] for st in sts])
     out.append("== answer")
     out.append("   " + summary["answer"]["text"])
     out.append("== expectations")

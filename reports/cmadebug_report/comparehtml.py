@@ -9,53 +9,18 @@ Tables turn into one block per row on a narrow screen (a phone), so the
 page never scrolls sideways."""
 from . import plots
 from .compare import _count, _ms, format_spread, kib, spread
-from .render import CSS, esc, figure_src, not_available
+from .render import cell_table, esc, figure_src, legend, not_available, page, provenance_list, src, table
 from .snapshot import STAGES
 
 SECTIONS = ["decision", "strategies", "memory", "linear-map", "alias", "allocation", "failures",
             "tlb", "checks"]
 
 COMPARE_CSS = """
-table.cmp td, table.cmp th { overflow-wrap: anywhere; vertical-align: top; }
-td.best { background: #d8f0d8; } td.even { background: #f3f3f3; } td.worse { background: #fbe0c8; }
-td.unknown { background: #ffffff; color: #8a4b00; font-style: italic; } td.none { background: #eef6ee; }
-td.unsafe { background: #f6c6c6; font-weight: bold; } td.apply-no { background: #f6c6c6; }
-td.apply-yes { background: #eef6ee; }
-table.decision td:first-child { min-width: 9em; font-weight: bold; } td.apply-unknown { background: #fff6d8; }
-.legend span { padding: 0 0.4em; margin-right: 0.3em; border: 1px solid #ccc; }
+.unsafe { background: #f6c6c6; } td.unsafe { font-weight: bold; }
+td.apply-no { background: #f6c6c6; } td.apply-yes { background: #eef6ee; }
+td.apply-unknown { background: #fff6d8; }
 .answer { border-left: 4px solid #1f77b4; padding: 0.2em 0.8em; background: #f4f8fc; }
-.src { font-size: 0.8em; color: #555; }
-dl.prov { display: grid; grid-template-columns: max-content 1fr; gap: 0.1em 0.8em; }
-dl.prov dt { font-weight: bold; } dl.prov dd { margin: 0; min-width: 0; }
-dl.prov code { white-space: pre-wrap; overflow-wrap: anywhere; }
-@media (max-width: 45em) {
-  table.cmp, table.cmp tbody, table.cmp tr, table.cmp td, table.cmp th { display: block; }
-  table.cmp tr.head { display: none; }
-  table.cmp tr { border-top: 2px solid #999; margin-top: 0.4em; }
-  table.cmp td::before { content: attr(data-label) ": "; font-weight: bold; }
-}
 """
-
-
-def table(headers, rows, numeric=(), classes=None, kind=None):
-    """A table that becomes labelled blocks on a narrow screen; CLASSES, when
-    given, is one list of cell classes per row (None: no class); KIND is one
-    more class for the table."""
-    out = [f'<table class="cmp{" " + kind if kind else ""}"><tr class="head">' + "".join(f"<th>{esc(h)}</th>" for h in headers) + "</tr>"]
-    for k, r in enumerate(rows):
-        cells = []
-        for i, v in enumerate(r):
-            cls = [c for c in ("num" if i in numeric else None,
-                               classes[k][i] if classes else None) if c]
-            attr = f' class="{" ".join(cls)}"' if cls else ""
-            cells.append(f'<td{attr} data-label="{esc(headers[i])}">{esc(v)}</td>')
-        out.append("<tr>" + "".join(cells) + "</tr>")
-    out.append("</table>")
-    return "".join(out)
-
-
-def src(text):
-    return f'<p class="src">From {esc(text)}</p>'
 
 
 def section(sid, title, body):
@@ -69,8 +34,7 @@ def provenance_once(summary):
              ("timing", "; ".join(sorted({f"{s['timing']}: {s['timing_note']}" for s in sts}))),
              ("boots", ", ".join(f"{s['name']} {len(s['boots'])}" for s in sts)),
              ("method", summary["method"])]
-    return ('<dl class="prov">' + "".join(f"<dt>{esc(k)}</dt><dd><code>{esc(v)}</code></dd>" for k, v in items)
-            + "</dl>")
+    return provenance_list(items)
 
 
 APPLIES = {True: ("yes", "apply-yes"), False: ("no", "apply-no"), None: ("cannot tell here", "apply-unknown")}
@@ -79,7 +43,6 @@ APPLIES = {True: ("yes", "apply-yes"), False: ("no", "apply-no"), None: ("cannot
 def decision_section(summary):
     sts = summary["strategies"]
     names = [st["name"] for st in sts]
-    rows, classes = [], []
     cond_row, cond_cls = ["when it applies"], [None]
     for st in sts:
         c = st["condition"]
@@ -90,24 +53,15 @@ def decision_section(summary):
             word, cls = APPLIES[c["applies"]]
             cond_row.append(f"{c['requirement']}. Here: {c['here']} (applies: {word})")
             cond_cls.append(cls)
-    rows.append(cond_row)
-    classes.append(cond_cls)
-    for r in summary["decision"]:
-        rows.append([r["label"]] + [r["cells"][n]["text"] for n in names])
-        classes.append([None] + [r["cells"][n]["class"] for n in names])
     body = ["<p>One column per strategy, one row per cost: the median over the strategy's boots, "
             "with the range of its boots. A cell is <b>best</b> when its range lies wholly below "
             "another strategy's and none lies wholly below it, <b>worse</b> when another's lies "
             "wholly below it, <b>even</b> when no range separates it from the others. Costs that "
             "vary from boot to boot (pages migrated, failures, latency) are ranked only between "
             "strategies with two boots or more.</p>",
-            '<p class="legend">'
-            + "".join(f'<span class="{c}" style="background:{bg}">{w}</span>' for c, w, bg in (
-                ("best", "best", "#d8f0d8"), ("even", "even", "#f3f3f3"), ("worse", "worse", "#fbe0c8"),
-                ("none", "no cost", "#eef6ee"), ("unknown", "not known", "#ffffff"),
-                ("unsafe", "unsafe", "#f6c6c6")))
-            + "</p>",
-            table(["cost"] + names, rows, classes=classes, kind="decision")]
+            legend([("best", "best"), ("even", "even"), ("worse", "worse"), ("none", "no cost"),
+                    ("unknown", "not known"), ("unsafe", "unsafe")]),
+            cell_table("cost", names, summary["decision"], "decision", lead=[(cond_row, cond_cls)])]
     if summary["not_compared"]:
         body.append(not_available("Not in this comparison (no results): "
                                   + ", ".join(summary["not_compared"])))
@@ -335,7 +289,4 @@ def render(summary, text_summary):
             decision_section(summary), strategies_section(summary), memory_section(summary),
             linear_map_section(summary), alias_section(summary), allocation_section(summary),
             failures_section(summary), tlb_section(summary), checks_section(summary)]
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            "<title>cmadebug strategy comparison</title>"
-            f"<style>{CSS}{COMPARE_CSS}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
+    return page("cmadebug strategy comparison", body, COMPARE_CSS)

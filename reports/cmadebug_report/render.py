@@ -15,12 +15,27 @@ h3 { margin-top: 1.5em; }
 table { border-collapse: collapse; margin: 0.5em 0; font-size: 0.9em; }
 th, td { border: 1px solid #ccc; padding: 0.2em 0.5em; text-align: left; }
 td.num { text-align: right; font-family: monospace; }
-.prov { font-size: 0.8em; color: #555; margin: 0.3em 0 1em; }
-.prov code { white-space: pre-wrap; word-break: break-all; }
+code { overflow-wrap: anywhere; }
 .na { font-style: italic; color: #8a4b00; }
 figure { margin: 0.8em 0; } figcaption { font-size: 0.9em; }
 img { max-width: 100%; }
+.src { font-size: 0.8em; color: #555; }
+.prov { font-size: 0.8em; color: #555; margin: 0.3em 0 1em; }
 pre { background: #f6f6f6; padding: 0.5em; overflow-x: auto; }
+dl.prov { display: grid; grid-template-columns: max-content 1fr; gap: 0.1em 0.8em; }
+dl.prov dt { font-weight: bold; } dl.prov dd { margin: 0; min-width: 0; }
+dl.prov code { white-space: pre-wrap; overflow-wrap: anywhere; }
+table.cmp td, table.cmp th { overflow-wrap: anywhere; vertical-align: top; }
+table.rowheads td:first-child { min-width: 9em; font-weight: bold; }
+.best { background: #d8f0d8; } .even { background: #f3f3f3; } .worse { background: #fbe0c8; }
+.unknown { background: #ffffff; color: #8a4b00; font-style: italic; } .none { background: #eef6ee; }
+.legend span { padding: 0 0.4em; margin-right: 0.3em; border: 1px solid #ccc; }
+@media (max-width: 45em) {
+  table.cmp, table.cmp tbody, table.cmp tr, table.cmp td, table.cmp th { display: block; }
+  table.cmp tr.head { display: none; }
+  table.cmp tr { border-top: 2px solid #999; margin-top: 0.4em; }
+  table.cmp td::before { content: attr(data-label) ": "; font-weight: bold; }
+}
 """
 
 
@@ -45,24 +60,67 @@ def figure(png, caption, prov):
 
 
 def figure_src(png, caption, source):
-    """A figure that says only where its numbers come from (the page says
-    machine, kernel and method once, at the top)."""
-    return (f'<figure>{img(png, caption)}<figcaption>{esc(caption)}'
-            f'<p class="src">From {esc(source)}</p></figcaption></figure>')
+    """A figure that says only where its numbers come from."""
+    return f'<figure>{img(png, caption)}<figcaption>{esc(caption)}{src(source)}</figcaption></figure>'
 
 
 def not_available(text):
     return f'<p class="na">{esc(text)}</p>'
 
 
-def table(headers, rows, numeric=()):
-    out = ["<table><tr>" + "".join(f"<th>{esc(h)}</th>" for h in headers) + "</tr>"]
-    for r in rows:
-        out.append("<tr>" + "".join(
-            f'<td class="num">{esc(v)}</td>' if i in numeric else f"<td>{esc(v)}</td>"
-            for i, v in enumerate(r)) + "</tr>")
+def table(headers, rows, numeric=(), classes=None, kind=None):
+    """A table that becomes one labelled block per row on a narrow screen (a
+    phone), so the page never scrolls sideways; CLASSES, when given, is one
+    list of cell classes per row (None: no class); KIND is one more class
+    for the table."""
+    out = [f'<table class="cmp{" " + kind if kind else ""}"><tr class="head">'
+           + "".join(f"<th>{esc(h)}</th>" for h in headers) + "</tr>"]
+    for k, r in enumerate(rows):
+        cells = []
+        for i, v in enumerate(r):
+            cls = [c for c in ("num" if i in numeric else None,
+                               classes[k][i] if classes else None) if c]
+            attr = f' class="{" ".join(cls)}"' if cls else ""
+            cells.append(f'<td{attr} data-label="{esc(headers[i])}">{esc(v)}</td>')
+        out.append("<tr>" + "".join(cells) + "</tr>")
     out.append("</table>")
     return "".join(out)
+
+
+def cell_table(head, names, rows, kind, lead=()):
+    """One column per NAME, one row per item of ROWS ({"label", "cells": {name:
+    {"text", "class"}}}), after the LEAD rows ((cells, classes) each): the
+    compare page's decision table and the snapshot report's overview."""
+    body, classes = [r for r, _ in lead], [c for _, c in lead]
+    for r in rows:
+        body.append([r["label"]] + [r["cells"][n]["text"] for n in names])
+        classes.append([None] + [r["cells"][n]["class"] for n in names])
+    return table([head] + names, body, classes=classes, kind=f"rowheads {kind}")
+
+
+def legend(items):
+    """The cell classes a table uses, as coloured words: [(class, word)]."""
+    return '<p class="legend">' + "".join(f'<span class="{c}">{esc(w)}</span>' for c, w in items) + "</p>"
+
+
+def src(text):
+    """Where the numbers of a figure or table come from (the page says
+    machine, kernel and method once, at the top)."""
+    return f'<p class="src">From {esc(text)}</p>'
+
+
+def provenance_list(items):
+    """Provenance said once, at the top of a page: [(label, value)]."""
+    return ('<dl class="prov">' + "".join(f"<dt>{esc(k)}</dt><dd><code>{esc(v)}</code></dd>"
+                                          for k, v in items) + "</dl>")
+
+
+def page(title, body, css=""):
+    """The whole self-contained document around BODY (a list of HTML parts)."""
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            f"<title>{esc(title)}</title>"
+            f"<style>{CSS}{css}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
 
 
 def system_prov(s):

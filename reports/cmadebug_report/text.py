@@ -37,6 +37,19 @@ def page_state(p):
     return ", ".join(parts)
 
 
+def cell_lines(rows, names, indent="   "):
+    """A table of cells as text: per row ({"label", "cells": {name: {"text",
+    "class"}}}) its label, then one line per NAME with the cell's class (if
+    any) in brackets: compare's decision and the report's overview."""
+    out = []
+    for r in rows:
+        out.append(f"{indent}{r['label']}:")
+        for n in names:
+            cell = r["cells"][n]
+            out.append(f"{indent}   {n}: {cell['text']}" + (f" [{cell['class']}]" if cell["class"] else ""))
+    return out
+
+
 def provenance_lines(system, indent="   "):
     return [f"{indent}machine: {system['machine']}",
             f"{indent}kernel:  {system['kernel']}",

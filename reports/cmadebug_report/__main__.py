@@ -80,8 +80,7 @@ def main(argv):
     if args.output:
         from . import render
 
-        write_atomically(args.output, render.render(summary, analysis.ordered_systems(snaps),
-                                                    summary_text))
+        write_atomically(args.output, render.render(summary, analysis.ordered_systems(snaps)))
     emit_summary(summary, summary_text, args.summary_json, args.quiet)
     return 0
 

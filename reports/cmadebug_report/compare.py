@@ -598,10 +598,8 @@ def _tlb_cell(st, tlb):
     sp = st["figures"]["splits"]
     if sp is not None and sp["max"] == 0:
         return "none", "no linear-map entry split: no TLB cost from splitting", 0.0
-    facts_status = st["tlb"]["status"]
     if tlb is None:
-        why = st["tlb"]["reason"]
-        return "unknown", f"{facts_status} ({why}); {HOW_TO_MEASURE_TLB}", None
+        return "unknown", f"{st['tlb']['status']} ({st['tlb']['reason']}); {HOW_TO_MEASURE_TLB}", None
     if tlb["status"] != "measured":
         return "unknown", (f"{tlb['status']} in the TLB A/B ({tlb['reason']}); "
                            f"{tlb['source']}"), None

@@ -1,15 +1,22 @@
 """One self-contained HTML file: inline CSS, figures as data: PNGs, no scripts,
 nothing fetched from anywhere.  Sections carry stable ids and classes (the
-tests find them with html.parser and in headless Chromium)."""
+tests find them with html.parser and in headless Chromium).
+
+The helpers up to page() serve both pages (the snapshot report here, the
+compare page in comparehtml.py): tables that turn into one block per row on
+a narrow screen, provenance said once at the top, figures that say only
+where their numbers come from.  The snapshot report opens with the overview
+(one column per system), then one section per system and the TLB A/B."""
 import base64
 import html
 
-from . import plots
-from .snapshot import STAGES
+from . import UNKNOWN, plots
+from .snapshot import SCHEMA, STAGES, VERSION
 from .text import PTDUMP_NO_SPLITS, mib, page_state, pct
 
 CSS = """
-body { font-family: sans-serif; max-width: 72em; margin: 1em auto; padding: 0 1em; color: #222; }
+body { font-family: sans-serif; max-width: 72em; margin: 1em auto; padding: 0 1em; color: #222;
+       overflow-wrap: break-word; }
 h1 { font-size: 1.5em; } h2 { border-bottom: 1px solid #ccc; margin-top: 2em; }
 h3 { margin-top: 1.5em; }
 table { border-collapse: collapse; margin: 0.5em 0; font-size: 0.9em; }
@@ -20,8 +27,6 @@ code { overflow-wrap: anywhere; }
 figure { margin: 0.8em 0; } figcaption { font-size: 0.9em; }
 img { max-width: 100%; }
 .src { font-size: 0.8em; color: #555; }
-.prov { font-size: 0.8em; color: #555; margin: 0.3em 0 1em; }
-pre { background: #f6f6f6; padding: 0.5em; overflow-x: auto; }
 dl.prov { display: grid; grid-template-columns: max-content 1fr; gap: 0.1em 0.8em; }
 dl.prov dt { font-weight: bold; } dl.prov dd { margin: 0; min-width: 0; }
 dl.prov code { white-space: pre-wrap; overflow-wrap: anywhere; }
@@ -35,6 +40,8 @@ table.rowheads td:first-child { min-width: 9em; font-weight: bold; }
   table.cmp tr.head { display: none; }
   table.cmp tr { border-top: 2px solid #999; margin-top: 0.4em; }
   table.cmp td::before { content: attr(data-label) ": "; font-weight: bold; }
+  table.rowheads td:first-child::before { content: none; } table.cmp td.num { text-align: left; }
+  dl.prov { display: block; } dl.prov dd { margin: 0 0 0.3em 1em; }
 }
 """
 
@@ -46,17 +53,6 @@ def esc(s):
 def img(png, alt):
     b64 = base64.b64encode(png).decode("ascii")
     return f'<img src="data:image/png;base64,{b64}" alt="{esc(alt)}">'
-
-
-def provenance(prov):
-    """prov: list of (label, value)."""
-    items = "; ".join(f"{esc(k)}: <code>{esc(v)}</code>" for k, v in prov)
-    return f'<p class="prov">{items}</p>'
-
-
-def figure(png, caption, prov):
-    return (f'<figure>{img(png, caption)}<figcaption>{esc(caption)}'
-            f'{provenance(prov)}</figcaption></figure>')
 
 
 def figure_src(png, caption, source):
@@ -123,22 +119,17 @@ def page(title, body, css=""):
             f"<style>{CSS}{css}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
 
 
-def system_prov(s):
-    return [("machine", s["machine"]), ("kernel", s["kernel"]),
-            ("command line", s["cmdline"]), ("method", s["method"])]
-
-
 def snapshot_labels(s):
     import os
     return [f"#{i} {os.path.basename(p['path'])}" for i, p in enumerate(s["snapshots"], 1)]
 
 
 def area_section(sid, s, a, snaps_by_area):
-    prov = system_prov(s)
     labels = snapshot_labels(s)
-    aid = f"{sid}-area-{a['name']}"
-    out = [f'<section class="area" id="{esc(aid)}" data-area="{esc(a["name"])}">',
-           f"<h3>CMA area {esc(a['name'])}</h3>"]
+    name = a["name"]
+    aid = f"{sid}-area-{name}"
+    out = [f'<section class="area" id="{esc(aid)}" data-area="{esc(name)}">',
+           f"<h3>CMA area {esc(name)}</h3>"]
     last_pfn = a["base_pfn"] + a["count_pages"] - 1
     out.append(table(["pfns", "size", "used", "free", "largest free chunk", "alloc ok (pages)",
                       "alloc fail (pages)"],
@@ -147,6 +138,8 @@ def area_section(sid, s, a, snaps_by_area):
                        f"{a['free_pages']} pages", f"{a['maxchunk_pages']} pages",
                        "unknown" if a["alloc_pages_success"] is None else a["alloc_pages_success"],
                        "unknown" if a["alloc_pages_fail"] is None else a["alloc_pages_fail"]]]))
+    out.append(src(f"debugfs cma/{name}/ and sysfs /sys/kernel/mm/cma/{name}/ (alloc_pages_*), "
+                   "latest snapshot"))
 
     out.append('<div class="allocation-map"><h4>Allocation map</h4>')
     rows = snaps_by_area
@@ -155,15 +148,16 @@ def area_section(sid, s, a, snaps_by_area):
     else:
         png = plots.heat_strip(a, [r for r, _ in rows], [lbl for _, lbl in rows],
                                sorted(set(a["failed_pfns"])))
-        out.append(figure(png, f"Allocation map of {a['name']} from the kernel's "
-                          f"'{a['map_source']}' file (one row per snapshot, oldest on top)",
-                          prov))
+        out.append(figure_src(png, f"Allocation map of {name} (one row per snapshot, oldest on top; "
+                                   "red: pages the kernel blamed for failures)",
+                              f"debugfs cma/{name}/{a['map_source']}"))
     out.append("</div>")
 
     out.append('<div class="used-over-time"><h4>Used and free over time</h4>')
     if len(a["used_pages_series"]) > 1:
-        out.append(figure(plots.used_free_series(a, labels),
-                          f"Used and free pages of {a['name']} per snapshot ({s['order']})", prov))
+        out.append(figure_src(plots.used_free_series(a, labels),
+                              f"Used and free pages of {name} per snapshot ({s['order']})",
+                              f"debugfs cma/{name}/used and count"))
     else:
         out.append(f"<p>One snapshot: {a['used_pages']} of {a['count_pages']} pages used. "
                    "Give several snapshots of this system to see a series.</p>")
@@ -177,9 +171,8 @@ def area_section(sid, s, a, snaps_by_area):
         out.append(table(["requests", "failed requests"] + STAGES,
                          [[a["requests"], a["failures"]] + [a["failures_by_stage"][st] for st in STAGES]],
                          numeric=range(2 + len(STAGES))))
-        out.append(figure(plots.failures_by_stage(a, labels),
-                          f"Failed attempts of {a['name']} by stage, from cma/{a['name']}/stats",
-                          prov))
+        out.append(figure_src(plots.failures_by_stage(a, labels),
+                              f"Failed attempts of {name} by stage", f"debugfs cma/{name}/stats"))
     log = a["failure_log"]
     if log is None:
         out.append(not_available("failure log: not available in this snapshot "
@@ -188,9 +181,9 @@ def area_section(sid, s, a, snaps_by_area):
         out.append("<p>The failure log has no records for this area.</p>")
     else:
         dropped = f", {log['dropped']} dropped by the kernel" if log["dropped"] else ""
-        out.append(figure(plots.failures_over_time(a),
-                          f"Failure log of {a['name']} over time ({log['records']} records{dropped})",
-                          prov))
+        out.append(figure_src(plots.failures_over_time(a),
+                              f"Failure log of {name} over time ({log['records']} records{dropped})",
+                              f"debugfs cma/{name}/failures (CLOCK_MONOTONIC)"))
     out.append("</div>")
 
     out.append('<div class="blamed-pages"><h4>Pages most often blamed</h4>')
@@ -210,45 +203,43 @@ def area_section(sid, s, a, snaps_by_area):
                           for p in a["most_blamed_pages"]], numeric=(1,)))
         states = "; ".join(f"{p['pfn']:#x}: {page_state(p)}" for p in a["most_blamed_pages"])
         out.append(f"<p>Most recent state of each page, as the kernel recorded it: {esc(states)}</p>")
-        out.append(provenance(prov))
+        out.append(src(f"debugfs cma/{name}/failures, every snapshot"))
     out.append("</div></section>")
     return "\n".join(out)
 
 
 def linear_map_section(sid, s):
-    prov = system_prov(s)
     lm = s["linear_map"]
     out = [f'<section class="linear-map" id="{sid}-linear-map"><h3>Linear map</h3>']
     lay = lm["layout"]
     out.append('<div class="linear-map-layout"><h4>Layout by mapping size</h4>')
     if not lay["available"]:
         out.append(not_available(lay["reason"]))
-        out.append(provenance(prov))
     else:
         source = ("debugfs linear_map/layout" if lay["source"] == "linear_map" else
                   "derived from ptdump's kernel_page_tables: the kernel lacks the linear_map patches")
         mapped = [(m["level"], m["bytes"]) for m in lay["mapped"] if m["bytes"]]
         if mapped:
-            out.append(figure(plots.linear_map_layout(mapped),
-                              f"The linear map by mapping size ({source})", prov))
+            out.append(figure_src(plots.linear_map_layout(mapped),
+                                  f"The linear map by mapping size ({source})", f"{source}, latest snapshot"))
         else:
             out.append("<p>The snapshot lists no linear-map mappings.</p>")
         out.append('</div><div class="linear-map-splits"><h4>Splits by cause</h4>')
         if lay["splits"] is None:
             out.append(not_available(PTDUMP_NO_SPLITS))
-            out.append(provenance(prov))
         elif lay["splits"]:
-            out.append(figure(plots.linear_map_splits(lay["splits"]),
-                              "Linear-map splits by cause and entry size (debugfs linear_map/splits)", prov))
+            out.append(figure_src(plots.linear_map_splits(lay["splits"]),
+                                  "Linear-map splits by cause and entry size",
+                                  "debugfs linear_map/splits, latest snapshot"))
         else:
             out.append("<p>No splits recorded.</p>")
-            out.append(provenance(prov))
+            out.append(src("debugfs linear_map/splits, latest snapshot"))
         if lay["attr_changes"] is not None:
             out.append('</div><div class="linear-map-attr-changes"><h4>Attribute changes by cause</h4>')
             out.append(table(["cause", "changes", "failed", "bytes changed"],
                              [[a["cause"], str(a["changes"]), str(a["failures"]), mib(a["bytes"])]
                               for a in lay["attr_changes"]]))
-            out.append(provenance(prov))
+            out.append(src("debugfs linear_map/attr_changes, latest snapshot"))
     out.append("</div>")
     al = lm["alias"]
     out.append('<div class="alias"><h4>Alias conflicts</h4>')
@@ -259,8 +250,7 @@ def linear_map_section(sid, s):
     else:
         out.append(f"<p>{len(al['conflicts'])} conflicts, {al['pages']} pages"
                    + (f" ({al['unlisted_pages']} not listed)" if al["unlisted_pages"] else "")
-                   + ("; the kernel could not check everything" if al["incomplete"] else "")
-                   + " (debugfs linear_map/alias_check).</p>")
+                   + ("; the kernel could not check everything" if al["incomplete"] else "") + ".</p>")
         out.append(table(["pfn", "pages", "linear address", "linear type", "alias address", "alias type",
                           "region", "CMA area", "mapped by"],
                          [[f"{c['pfn']:#x}", str(c["pages"]), f"{c['linear']:#x}", c["linear_type"],
@@ -269,19 +259,35 @@ def linear_map_section(sid, s):
                           for c in al["conflicts"]]))
     if al["available"] and al["incomplete"] and not al["conflicts"]:
         out.append("<p>The kernel could not check everything.</p>")
-    out.append(provenance(prov))
+    if al["available"]:
+        out.append(src("debugfs linear_map/alias_check, latest snapshot"))
     out.append("</div></section>")
     return "\n".join(out)
 
 
+def _utc(ns):
+    import datetime
+    return datetime.datetime.fromtimestamp(ns / 1e9, datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _taken(p):
+    if p["realtime_ns"] is not None:
+        return f"taken {_utc(p['realtime_ns'])}"
+    if p["monotonic_ns"] is not None:
+        return f"taken {p['monotonic_ns'] / 1e9:.3f} s after boot"
+    return None
+
+
 def system_section(i, s, snaps):
     sid = f"system-{i}"
-    out = [f'<section class="system" id="{sid}"><h2>System {i}: {esc(s["machine"])}</h2>',
-           provenance(system_prov(s)),
-           "<p>Snapshots (" + esc(s["order"]) + "):</p><ol>"]
+    head = f"System {i}" + ("" if s["machine"] == UNKNOWN else f": {s['machine']}")
+    n = len(s["snapshots"])
+    out = [f'<section class="system" id="{sid}"><h2>{esc(head)}</h2>',
+           f"<p>{'One snapshot' if n == 1 else f'{n} snapshots, ordered ' + s['order']}:</p><ol>"]
     for p in s["snapshots"]:
-        miss = f" — missing: {'; '.join(p['missing'])}" if p["missing"] else ""
-        out.append(f"<li><code>{esc(p['path'])}</code> (source {esc(p['source'])}){esc(miss)}</li>")
+        src_ = "the live system" if p["source"] == "live" else f"the captured tree {p['source']}"
+        facts = [f"of {src_}", _taken(p)] + [f"missing {m}" for m in p["missing"]]
+        out.append(f"<li><code>{esc(p['path'])}</code> ({esc('; '.join(f for f in facts if f))})</li>")
     out.append("</ol>")
     for a in s["areas"]:
         rows = []
@@ -295,25 +301,73 @@ def system_section(i, s, snaps):
     return "\n".join(out)
 
 
-def tlb_section(tlb):
+def provenance_once(summary):
+    """What every snapshot shares, said once at the top; machine, kernel and
+    command line are the overview's first rows (they tell the systems apart)."""
+    systems = summary["systems"]
+    snaps = [p for s in systems for p in s["snapshots"]]
+    real = [p["realtime_ns"] for p in snaps if p["realtime_ns"] is not None]
+    if real:
+        captured = (f"{_utc(min(real))} to {_utc(max(real))}" if len(real) > 1 else _utc(real[0])) \
+            + ("" if len(real) == len(snaps) else f" ({len(snaps) - len(real)} snapshots record no time)") \
+            + "; each snapshot's in its system's section"
+    elif any(p["monotonic_ns"] is not None for p in snaps):
+        captured = "time since boot only (CLOCK_MONOTONIC), in each system's section"
+    else:
+        captured = "not recorded in the snapshots"
+    items = [("method", f"cmadebug snapshot ({SCHEMA} v{VERSION}), read as cmadebug wrote it; snapshots "
+                        "of one machine, kernel and command line form one system"),
+             ("systems", f"{len(systems)}, {len(snaps)} snapshot{'s' if len(snaps) != 1 else ''}"
+                         + ("; machine, kernel and command line of each in the overview" if systems else
+                            " (TLB A/B results only)")),
+             ("captured", captured),
+             ("cmadebug version", "not recorded in the snapshots")]
+    if summary["tlb"]:
+        items.append(("TLB A/B", f"{len(summary['tlb'])} result{'s' if len(summary['tlb']) != 1 else ''} "
+                                 "(--tlb); where each was measured is in the TLB A/B section"))
+    return provenance_list(items)
+
+
+def overview_section(summary):
+    ov = summary["overview"]
+    body = ['<section class="overview" id="overview"><h2>Overview</h2>']
+    if not ov["columns"]:
+        body.append("<p>No snapshots given: the TLB A/B results are below.</p></section>")
+        return "\n".join(body)
+    ranked = any(r["ranked"] for r in ov["rows"])
+    used = {c["class"] for r in ov["rows"] for c in r["cells"].values()}
+    body.append(f"<p>One column per system, from {esc(ov['basis'])}; the sections below have the "
+                "details."
+                + (" Where fewer is better, a cell is <b>best</b> when its figure is below another "
+                   "system's and none is below it, <b>worse</b> when another's is below it, <b>even</b> "
+                   "when they are equal." if ranked else "") + "</p>")
+    if ranked:
+        body.append(legend([(c, w) for c, w in (("best", "best"), ("even", "even"), ("worse", "worse"),
+                                                 ("none", "no cost"), ("unknown", "not available"))
+                            if c in used]))
+    body.append(cell_table("", ov["columns"], ov["rows"], "overview"))
+    body.append(src("each system's latest snapshot (cmadebug areas, bitmap, stats, splits and alias)"
+                    + ("; the TLB A/B results given with --tlb" if summary["tlb"] else "")))
+    body.append("</section>")
+    return "\n".join(body)
+
+
+def tlb_section(summary):
+    tlb = summary["tlb"]
     out = ['<section class="tlb" id="tlb"><h2>TLB A/B</h2>']
     if not tlb:
         out.append(not_available("No TLB A/B results given (--tlb RESULTS)."))
     else:
         from .tlbhtml import render_tlb
-        out.append(render_tlb(tlb))
+        out.append(render_tlb(tlb, [s["kernel"] for s in summary["systems"]]))
     out.append("</section>")
     return "\n".join(out)
 
 
-def render(summary, ordered_snaps, text_summary):
+def render(summary, ordered_snaps):
     """ordered_snaps: per system, its snapshots in the summary's order."""
-    body = ["<h1>cmadebug report</h1>",
-            '<section class="summary" id="summary"><h2>Summary</h2>'
-            f"<pre>{esc(text_summary)}</pre></section>"]
+    body = ["<h1>cmadebug report</h1>", provenance_once(summary), overview_section(summary)]
     for i, (s, snaps) in enumerate(zip(summary["systems"], ordered_snaps), 1):
         body.append(system_section(i, s, snaps))
-    body.append(tlb_section(summary["tlb"]))
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            "<title>cmadebug report</title>"
-            f"<style>{CSS}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
+    body.append(tlb_section(summary))
+    return page("cmadebug report", body)

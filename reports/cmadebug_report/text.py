@@ -50,13 +50,6 @@ def cell_lines(rows, names, indent="   "):
     return out
 
 
-def provenance_lines(system, indent="   "):
-    return [f"{indent}machine: {system['machine']}",
-            f"{indent}kernel:  {system['kernel']}",
-            f"{indent}cmdline: {system['cmdline']}",
-            f"{indent}method:  {system['method']}"]
-
-
 def format_area(a, page_size):
     out = []
     last_pfn = a["base_pfn"] + a["count_pages"] - 1
@@ -137,9 +130,14 @@ def format_summary(summary):
     n_snap = sum(len(s["snapshots"]) for s in systems)
     out = [f"cmadebug report: {len(systems)} system{'s' if len(systems) != 1 else ''}, "
            f"{n_snap} snapshot{'s' if n_snap != 1 else ''}"]
+    if systems:
+        ov = summary["overview"]
+        out.append(f"== overview ({ov['basis']}"
+                   + ("; [best] [worse] [even]: fewer is better, across the systems" if len(systems) > 1
+                      else "") + ")")
+        out += cell_lines(ov["rows"], ov["columns"])
     for i, s in enumerate(systems, 1):
-        out.append(f"== system {i}")
-        out += provenance_lines(s)
+        out.append(f"== system {i}: {s['method']}")
         for a in s["areas"]:
             out += format_area(a, s["page_size"])
         out += format_linear_map(s["linear_map"])

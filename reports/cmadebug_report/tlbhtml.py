@@ -1,28 +1,39 @@
 """The TLB A/B section of the HTML report, from abstats documents."""
 from . import plots
 from .abstats import fmt_bytes, fmt_pct, fmt_value
-from .render import esc, figure, not_available, provenance, table
+from .render import esc, figure_src, not_available, table
 
 
-def tlb_prov(doc):
+def tlb_prov(doc, kernels=()):
+    """Where the A/B ran, said once per result; a kernel that is one of the
+    snapshots' (KERNELS, in system order) is named by its system."""
+    def value(key, v):
+        if key == "kernel" and len(v[key]) == 1 and v[key][0] in kernels:
+            return f"system {list(kernels).index(v[key][0]) + 1}'s (in the overview)"
+        return " | ".join(v[key])
+
     m = doc["method"]
-    prov = []
+    parts = []
     for key in ("machine", "kernel", "cmdline", "layout"):
-        prov.append((key if key != "cmdline" else "command line",
-                     "; ".join(f"{v['name']}: {' | '.join(v[key])}" for v in doc["variants"])))
-    prov.append(("method", f"{m['measurement']}; {m['statistic']}; {m['interval']}; "
-                           f"{m['iterations']} resamples, seed {m['seed']}"))
-    return prov
+        vals = [value(key, v) for v in doc["variants"]]
+        shown = vals[0] if len(set(vals)) == 1 else "; ".join(
+            f"{v['name']}: {x}" for v, x in zip(doc["variants"], vals))
+        parts.append(f"{key if key != 'cmdline' else 'command line'}: {shown}")
+    parts.append(f"method: {m['measurement']}; {m['statistic']}; {m['interval']}; "
+                 f"{m['iterations']} resamples, seed {m['seed']}")
+    return ". ".join(parts)
 
 
 def _ws(ws):
     return "" if ws is None else f" at working set {fmt_bytes(ws)}"
 
 
-def render_one(i, doc):
-    prov = tlb_prov(doc)
-    out = [f'<section class="tlb-result" id="tlb-{i}"><h3>Results {esc(", ".join(doc["results"]))} '
-           f'(baseline {esc(doc["baseline"])})</h3>', provenance(prov)]
+def render_one(i, doc, kernels=()):
+    results = ", ".join(doc["results"])
+    runs = f"the runs in {results}"
+    out = [f'<section class="tlb-result" id="tlb-{i}"><h3>Results {esc(results)} '
+           f'(baseline {esc(doc["baseline"])})</h3>',
+           f'<p class="src">Measured on: {esc(tlb_prov(doc, kernels))}.</p>']
     wss = []
     for g in doc["groups"]:
         if g["working_set_bytes"] not in wss:
@@ -44,8 +55,8 @@ def render_one(i, doc):
         dist = [(m, [(g["variant"], g["metrics"][m]["values"]) for g in groups])
                 for m in names if all(g["metrics"].get(m, {}).get("status") == "ok" for g in groups)]
         if dist:
-            out.append(figure(plots.tlb_distributions(dist),
-                              f"Per-run values per variant{_ws(ws)} (boxes: quartiles; dots: runs)", prov))
+            out.append(figure_src(plots.tlb_distributions(dist),
+                              f"Per-run values per variant{_ws(ws)} (boxes: quartiles; dots: runs)", runs))
         out.append("</div>")
     for c in doc["comparisons"]:
         out.append(f'<div class="tlb-comparison"><h4>{esc(c["variant"])} vs {esc(c["baseline"])}'
@@ -63,9 +74,9 @@ def render_one(i, doc):
         out.append(table(["event or metric", "relative difference", "95% CI", c["variant"], c["baseline"]],
                          rows))
         if plot_rows:
-            out.append(figure(plots.tlb_relative(plot_rows),
+            out.append(figure_src(plots.tlb_relative(plot_rows),
                               f"{c['variant']} vs {c['baseline']}{_ws(c['working_set_bytes'])}: "
-                              "relative difference with 95% CI", prov))
+                              "relative difference with 95% CI", runs))
         out.append("</div>")
     if doc["sweeps"]:
         out.append('<div class="tlb-sweep"><h4>Working-set sweep</h4>')
@@ -85,8 +96,8 @@ def render_one(i, doc):
             reach = next((s["tlb_reach_bytes"] for s in ok if s["tlb_reach_bytes"]), None)
             png = plots.sweep({s["variant"]: s["points"] for s in ok}, ok[0]["metric"], reach,
                               None if step is None else (step["from_bytes"], step["to_bytes"]))
-            out.append(figure(png, "TLB walks per 1k instructions against the working set"
-                              + ("" if reach else " (TLB reach not given)"), prov))
+            out.append(figure_src(png, "TLB walks per 1k instructions against the working set"
+                              + ("" if reach else " (TLB reach not given)"), runs))
         out.append("</div>")
     if doc["notes"]:
         out.append('<div class="tlb-notes"><h4>Notes</h4><ul>'
@@ -95,5 +106,5 @@ def render_one(i, doc):
     return "\n".join(out)
 
 
-def render_tlb(docs):
-    return "\n".join(render_one(i, d) for i, d in enumerate(docs, 1))
+def render_tlb(docs, kernels=()):
+    return "\n".join(render_one(i, d, kernels) for i, d in enumerate(docs, 1))

@@ -184,7 +184,7 @@ def test_highmem_condition_fails_without_highmem(tmp_path):
 
 def test_html(run):
     text, summary, html = run
-    page = check_page(html, caption_words=("From ",))
+    page = check_page(html)
     assert [sid for sid, _ in page.sections] == SECTIONS
     # Memory difference, the linear-map layout and the latency per boot; no failure, so no failure figure.
     assert len(page.imgs) == 3

@@ -18,6 +18,7 @@ import shutil
 import struct
 import subprocess
 import zlib
+from html import escape
 from html.parser import HTMLParser
 
 import pytest
@@ -46,20 +47,32 @@ def golden(name, actual):
 
 
 class Page(HTMLParser):
-    """Sections (id, class), images, figure captions, scripts and links."""
+    """Sections (id, class), images, figure captions, scripts, links, and
+    tables (in document order: the innermost section's id, the table's
+    class, rows of cells as (class, text))."""
 
     def __init__(self, text):
         super().__init__()
         self.sections, self.imgs, self.captions, self.external = [], [], [], []
+        self.tables = []
         self.scripts = 0
         self.text = []
         self.section_text = {}  # section id -> its text, nested sections included
         self._open = []
         self._cap = None
+        self._cell = None
         self.feed(text)
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
+        if tag == "table":
+            self.tables.append({"section": self._open[-1] if self._open else None,
+                                "class": a.get("class"), "rows": []})
+        elif tag == "tr":
+            self.tables[-1]["rows"].append([])
+        elif tag in ("td", "th"):
+            self._cell = [a.get("class"), ""]
+            self.tables[-1]["rows"][-1].append(self._cell)
         if tag == "section":
             self.sections.append((a.get("id"), a.get("class")))
             self._open.append(a.get("id"))
@@ -77,6 +90,8 @@ class Page(HTMLParser):
             self.external.append((tag, a.get("href")))
 
     def handle_endtag(self, tag):
+        if tag in ("td", "th"):
+            self._cell = None
         if tag == "section":
             self._open.pop()
         if tag == "figcaption":
@@ -85,6 +100,8 @@ class Page(HTMLParser):
 
     def handle_data(self, data):
         self.text.append(data)
+        if self._cell is not None:
+            self._cell[1] += data
         for sid in self._open:
             self.section_text[sid] += data
         if self._cap is not None:
@@ -110,10 +127,10 @@ def png_size(data_uri):
     return width, height
 
 
-def check_page(html, caption_words=("machine:", "kernel:", "command line:", "method:")):
-    """Self-contained, every image a PNG with alt text, every caption with
-    CAPTION_WORDS (the snapshot report's provenance per figure; the compare
-    page says it once at the top and each caption only where from)."""
+def check_page(html):
+    """Self-contained, every image a PNG with alt text, provenance once at the
+    top (one <dl class="prov">), each figure's caption saying only where its
+    numbers come from ("From ..."), and no <pre> (nothing wider than the page)."""
     page = Page(html)
     assert page.scripts == 0 and page.external == [], page.external
     assert page.imgs, "no figures"
@@ -121,8 +138,11 @@ def check_page(html, caption_words=("machine:", "kernel:", "command line:", "met
         png_size(img["src"])
         assert img.get("alt")
     for cap in page.captions:
-        for word in caption_words:
-            assert word in cap, f"{word} missing in caption {cap[:80]!r}"
+        assert "From " in cap, f"caption without its source: {cap[:80]!r}"
+        for word in ("machine:", "kernel:", "command line:"):
+            assert word not in cap, f"{word} repeated in caption {cap[:80]!r}"
+    assert html.count('<dl class="prov">') == 1 and html.count('class="prov"') == 1
+    assert "<pre" not in html
     return page
 
 
@@ -182,7 +202,8 @@ def test_html_structure(both):
     _, summary, html, _ = both
     page = check_page(html)
     ids = [i for i, _ in page.sections]
-    assert {"summary", "system-1", "system-2", "tlb", "system-1-linear-map", "system-2-linear-map"} <= set(ids)
+    assert ids[0] == "overview"
+    assert {"system-1", "system-2", "tlb", "system-1-linear-map", "system-2-linear-map"} <= set(ids)
     for n, s in enumerate(summary["systems"], 1):
         for a in s["areas"]:
             assert f"system-{n}-area-{a['name']}" in ids
@@ -198,6 +219,135 @@ def test_html_structure(both):
     # heat strip and by-stage bars for fimc-pool, in both systems; the
     # linear-map layout of both, arm's boot split (arm64 recorded none).
     assert len(page.imgs) == 2 * (3 + 2) + 2 + 1
+
+
+TLB_ARM = FIXTURES / "compare-arm-tlb" / "abstats.json"  # make tlb-report of the qemu-arm kernel
+THREE = ("qemu-arm", "qemu-arm64", "qemu-arm64-unpatched")
+
+
+@pytest.fixture(scope="module")
+def three(fixture_snapshots, tmp_path_factory):
+    """The arm and arm64 guests and the unpatched arm64 kernel, with the
+    recorded TLB A/B of the arm guest's kernel: (text, summary, html)."""
+    out = tmp_path_factory.mktemp("three")
+    res = report(*(fixture_snapshots[f] for f in THREE), "--tlb", TLB_ARM, "-o", out / "r.html",
+                 "--summary-json", out / "s.json")
+    assert res.returncode == 0 and res.stderr == "", res.stderr
+    return res.stdout, json.loads((out / "s.json").read_text()), (out / "r.html").read_text()
+
+
+def overview_table(page):
+    """The overview as {row label: [(class, text) per system]}, and its header."""
+    table = page.tables[0]
+    head = [t for _, t in table["rows"][0]]
+    return {r[0][1]: [(c, t) for c, t in r[1:]] for r in table["rows"][1:]}, head
+
+
+def test_overview_table_first(three):
+    """The page opens with the overview (after the provenance list), the
+    text summary too."""
+    text, summary, html = three
+    page = check_page(html)
+    assert page.sections[0] == ("overview", "overview")
+    assert html.index('<dl class="prov">') < html.index('id="overview"') < html.index("<table")
+    first = page.tables[0]
+    assert first["section"] == "overview" and first["class"] == "cmp rowheads overview"
+    rows, head = overview_table(page)
+    assert head == ["", "system 1", "system 2", "system 3"]
+    assert list(rows) == [r["label"] for r in summary["overview"]["rows"]]
+    lines = text.splitlines()
+    assert lines[0] == "cmadebug report: 3 systems, 3 snapshots"
+    assert lines[1].startswith("== overview (the latest snapshot of each system")
+    assert lines[2:4] == ["   machine:", "      system 1: not available (the snapshot does not record the machine) "
+                                         "[unknown]"]
+    assert text.index("== overview") < text.index("== system 1")
+
+
+def test_overview_cells_of_the_fixture_snapshots(three):
+    """Every cell of the overview over the three captured guests: what the
+    snapshots say, ranked where fewer is better, "not available" where the
+    kernel lacks the patches (never a number)."""
+    _, summary, html = three
+    rows, _ = overview_table(Page(html))
+    na_stats = ("unknown", "not available (kernel lacks the CMA failure patches)")
+    na_ptdump = ("unknown", "not available (layout from ptdump: the kernel lacks the linear_map patches)")
+    expected = {
+        "machine": [("unknown", "not available (the snapshot does not record the machine)")] * 3,
+        "kernel (/proc/version)": [(None, (FIXTURES / f / "root/proc/version").read_text().strip())
+                                   for f in THREE],
+        "command line": [(None, (FIXTURES / f / "root/proc/cmdline").read_text().strip()) for f in THREE],
+        "CMA areas": [(None, "2 areas, 48 MiB: fimc-pool 16 MiB, reserved 32 MiB"),
+                      (None, "2 areas, 48 MiB: reserved 32 MiB, fimc-pool 16 MiB"),
+                      (None, "2 areas, 48 MiB: reserved 32 MiB, fimc-pool 16 MiB")],
+        "CMA used": [(None, "320 of 12288 pages, 1.25 MiB (2.6%)"), (None, "288 of 12288 pages, 1.12 MiB (2.3%)"),
+                     (None, "32 of 12288 pages, 0.12 MiB (0.3%)")],
+        "allocation failures (failed requests, cma/<area>/stats)":
+            [("even", "4 of 7 requests (reserved 4 of 6)")] * 2 + [na_stats],
+        "pages that failed to allocate (sysfs alloc_pages_fail)":
+            [("worse", "24384 pages"), ("worse", "24480 pages"), ("best", "0 pages")],
+        "migration failures (attempts failed in migration, cma/<area>/stats)":
+            [("even", "2 attempts")] * 2 + [na_stats],
+        "linear-map entries split (linear_map/splits)":
+            [("worse", "16 entries, 1M->4k (cma-remap)"), ("best", "0 entries"), na_ptdump],
+        "linear map in its smallest entries":
+            [(None, "16 MiB of 768 MiB in 4k entries (2.1%; from linear_map)"),
+             (None, "1.25 MiB of 1024 MiB in 4k entries (0.1%; from linear_map)"),
+             (None, "1.25 MiB of 1024 MiB in 4k entries (0.1%; from ptdump)")],
+        "linear-map attribute changes": [(None, "dma-remap 1 (1 MiB), 0 failed"), (None, "none"), na_ptdump],
+        "alias conflicts (pages mapped twice, different cacheability)":
+            [("best", "1 (1 page)"), ("worse", "3 (289 pages)"),
+             ("unknown", "not available (alias: the linear_map patches (debugfs linear_map/alias_check))")],
+    }
+    tlb = rows.pop("TLB cost of a split (--tlb, same kernel)")
+    assert rows == expected
+    # The A/B is the arm kernel's (QEMU counts no TLB events); the others ran no A/B.
+    assert tlb[0][0] == "unknown" and tlb[0][1].startswith(
+        "not supported in the TLB A/B (l1d_tlb_refill:k, l1i_tlb_refill:k: perf: <not supported>)")
+    assert tlb[1:] == [("unknown", "not measured on this kernel (the TLB A/B given ran on another)")] * 2
+    # The numbers are cmadebug's own (expected/*.json of each capture).
+    by_id = {r["id"]: r["cells"] for r in summary["overview"]["rows"]}
+    for col, f in zip(("system 1", "system 2"), THREE):
+        stats = json.loads((FIXTURES / f / "expected" / "stats.json").read_text())["areas"]
+        areas = json.loads((FIXTURES / f / "expected" / "areas.json").read_text())["areas"]
+        assert by_id["failed-requests"][col]["value"] == sum(a["failures"] for a in stats)
+        assert by_id["migrate"][col]["value"] == sum(a["failed_migrate"] for a in stats)
+        assert by_id["failed-pages"][col]["value"] == sum(a["alloc_pages_fail"] for a in areas)
+        assert by_id["used"][col]["value"] == sum(a["used_pages"] for a in areas)
+    assert by_id["failed-requests"]["system 3"]["value"] is None
+
+
+def test_provenance_once(three):
+    """Machine, kernel and command line once (the overview's rows, one
+    column per system), the method once at the top; sections and figures say
+    only where their numbers come from; no <pre>."""
+    text, summary, html = three
+    page = check_page(html)  # one provenance list, captions "From ...", no <pre>
+    for s in summary["systems"]:
+        assert html.count(escape(s["kernel"])) == 1, s["kernel"]
+        # (the TLB A/B's text, abstats' own, names the kernel of each variant)
+        assert text[:text.index("== TLB A/B")].count(s["kernel"]) == 1
+    cmdline = summary["systems"][0]["cmdline"]
+    assert all(s["cmdline"] == cmdline for s in summary["systems"])
+    assert html.count(escape(cmdline)) == 3  # one overview cell per system, nowhere else
+    assert page.all_text.count("cmadebug snapshot (cmadebug-snapshot v1)") == 1
+    for n in (1, 2, 3):
+        sec = page.section_text[f"system-{n}"]
+        assert "Linux version" not in sec and cmdline not in sec and "machine" not in sec
+    # The TLB A/B says where it ran, naming the kernel it shares with system 1.
+    tlb = page.section_text["tlb"]
+    assert tlb.count("Measured on:") == 1 and "kernel: system 1's (in the overview)" in tlb
+
+
+def test_one_system_is_not_ranked(fixture_snapshots, tmp_path):
+    """One column: nothing to compare with, so no cell is best or worse."""
+    res = report(fixture_snapshots["qemu-arm"], "-o", tmp_path / "r.html")
+    assert res.returncode == 0, res.stderr
+    page = check_page((tmp_path / "r.html").read_text())
+    rows, head = overview_table(page)
+    assert head == ["", "system 1"]
+    assert rows["linear-map entries split (linear_map/splits)"] == [(None, "16 entries, 1M->4k (cma-remap)")]
+    assert {c for cells in rows.values() for c, _ in cells} == {None, "unknown"}
+    assert 'class="legend"' not in (tmp_path / "r.html").read_text()
 
 
 def test_unpatched_kernel_says_not_available(fixture_snapshots, tmp_path):
@@ -403,6 +553,7 @@ def test_tlb_sweep_section(tmp_path):
     assert res.returncode == 0, res.stderr
     assert "sweep a: walks_per_1k_instructions jumps between 4 MiB and 8 MiB" in res.stdout
     page = check_page((tmp_path / "r.html").read_text())
+    assert "No snapshots given" in page.section_text["overview"]
     tlb = page.section_text["tlb"]
     assert "Working-set sweep" in tlb and "TLB walks per 1k instructions against the working set" in tlb
     assert "(TLB reach not given)" not in tlb

@@ -105,32 +105,44 @@ def in_browser(tmp_path, page_html, width=1400):
     return json.loads(html.unescape(m.group(1))), console
 
 
-def test_report_in_headless_chromium(fixture_snapshots, tmp_path):
+@pytest.mark.parametrize("width", [1400, 760, 400])
+def test_report_in_headless_chromium(fixture_snapshots, tmp_path, width):
+    """The snapshot report on a desktop, a narrow window and a phone: every
+    kind of figure (two systems and the unpatched kernel, the linear map, a
+    synthetic TLB A/B with a not-supported event and the arm kernel's
+    recorded one), nothing wider than the window."""
     from test_abstats import NS, make_results, run_of
+    from test_report import TLB_ARM, png_size
 
-    # Every kind of figure: two systems, the linear map, a TLB A/B with a
-    # not-supported event.
     lm = fixture_snapshots["qemu-arm"]
     runs = {v: [[run_of(1000, k + i, [("l2d_tlb_refill:k", NS, "", 100.0)]) for i in range(3)]] * 2
             for v, k in (("split", 10), ("nosplit", 20))}
     results = make_results(tmp_path / "res", runs)
     out = tmp_path / "report.html"
-    res = report(lm, fixture_snapshots["qemu-arm64"], "--tlb", results, "-o", out, "-q")
+    res = report(lm, fixture_snapshots["qemu-arm64"], fixture_snapshots["qemu-arm64-unpatched"],
+                 "--tlb", results, "--tlb", TLB_ARM, "-o", out, "-q")
     assert res.returncode == 0, res.stderr
     page_html = out.read_text()
     parsed = Page(page_html)
 
-    checks, console = in_browser(tmp_path, page_html)
+    checks, console = in_browser(tmp_path, page_html, width)
     assert checks["errors"] == []
     assert console == [], console
     assert checks["title"] == "cmadebug report"
     assert checks["resources"] == [], "the page fetched something"
     assert checks["sections"] == [sid for sid, _ in parsed.sections]
-    assert {"summary", "system-1", "system-1-area-reserved", "system-1-linear-map",
-            "system-2", "system-2-area-fimc-pool", "tlb", "tlb-1"} <= set(checks["sections"])
+    assert checks["sections"][0] == "overview"
+    assert {"system-1", "system-1-area-reserved", "system-1-linear-map", "system-2",
+            "system-2-area-fimc-pool", "system-3", "tlb", "tlb-1", "tlb-2"} <= set(checks["sections"])
     assert len(checks["images"]) == len(parsed.imgs) >= 12
     for img in checks["images"]:
         assert img["data"] and img["complete"] and img["w"] > 0 and img["h"] > 0, img
+    assert checks["viewport"] == width
+    assert checks["tooWide"] == [], checks["tooWide"]
+    assert checks["scrollWidth"] <= width, f"the page scrolls sideways: {checks['scrollWidth']} px"
+    shot = screenshot(tmp_path, out, width)
+    assert png_size("data:image/png;base64," + base64.b64encode(shot.read_bytes()).decode()) \
+        == (max(width, NARROWEST_WINDOW), 2000)
 
 
 def test_broken_image_is_caught(tmp_path):

@@ -84,6 +84,19 @@ variant-test:
 	for p in $$pids; do wait $$p || rc=1; done; \
 	for b in $(VARIANT_BOARDS); do cat build/variant-test-$${b%%:*}-$${b#*:}.log; done; exit $$rc
 
+# Distribution kernels as test boards: Debian's own kernels (ARCH:FLAVOUR,
+# linux-image-FLAVOUR, the version the archive serves, fetched once into the
+# cache by scripts/distro-kernel.sh) on our boards with our device trees and
+# initramfs, suite stock (tests/qemu/stock.sh): what a kernel without the
+# series reports, and what cmadebug makes of it.  No kernel of ours is built.
+DISTRO_BOARDS ?= arm64:arm64 arm:armmp arm:armmp-lpae
+distro-test:
+	@rc=0; for b in $(DISTRO_BOARDS); do \
+		kdir=$$(scripts/distro-kernel.sh $${b%%:*} $${b#*:}) && \
+		KERNEL_DIR=$$kdir BOARD_FLAVOUR=$${b%%:*}-debian-$${b#*:} \
+			scripts/qemu-run.sh $${b%%:*} test stock || rc=1; \
+	done; exit $$rc
+
 # The stress workload (tests/qemu/stress.sh) on the debug board with two
 # CPUs: DMA and debugfs allocations, every file read, alias_check walks,
 # injection toggled and a trace recording, all at once, for STRESS_SECONDS;
@@ -116,6 +129,9 @@ fixtures:
 		rm -rf $(FIXTURES)/qemu-arm-lpae/trace
 	@KERNEL_VARIANT=64k scripts/qemu-run.sh arm64 capture qemu-arm64-64k && \
 		rm -rf $(FIXTURES)/qemu-arm64-64k/trace
+	@# Debian's own arm64 kernel (make distro-test): no CMA debugfs
+	@KERNEL_DIR=$$(scripts/distro-kernel.sh arm64) BOARD_FLAVOUR=arm64-debian-arm64 \
+		scripts/qemu-run.sh arm64 capture qemu-arm64-debian
 
 unit: cmadebug
 	@mkdir -p build/unit
@@ -162,6 +178,7 @@ check: deps-if-missing
 	@$(MAKE) -s check-fast
 	@$(MAKE) -s fuzz-gate
 	@$(MAKE) -s qemu-test
+	@$(MAKE) -s distro-test
 	@$(MAKE) -s debug-test
 	@$(MAKE) -s stress STRESS_SECONDS=60
 	@$(MAKE) -s variant-test
@@ -235,5 +252,5 @@ clean:
 	@$(MAKE) -s -C tracepoints clean
 	rm -rf build
 
-.PHONY: stress variant-test all deps deps-if-missing deps-check-host cmadebug kernel-tree kernel-patches kernel debug-test \
+.PHONY: stress variant-test distro-test all deps deps-if-missing deps-check-host cmadebug kernel-tree kernel-patches kernel debug-test \
 	qemu-test demo fixtures unit unit-asan plugin-test fuzz-regress fuzz-gate fuzz pytest check-fast check report tlb-report compare bench checkpatch build-matrix install clean

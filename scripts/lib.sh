@@ -51,6 +51,15 @@ kernel_base_version() {
 	dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null || echo unknown
 }
 
+# The flavour of Debian's kernel (linux-image-FLAVOUR) a board boots as a
+# stock-kernel test board unless told (scripts/distro-kernel.sh, make distro-test).
+distro_default_flavour() {
+	case $1 in
+	arm) echo armmp ;;
+	arm64) echo arm64 ;;
+	esac
+}
+
 # The Kconfig fragments merged over tinyconfig, in order.  With
 # KERNEL_VARIANT=NAME also <arch>-NAME.config (a board that real kernels
 # look like: arm-lpae, arm64-64k); debug.config (lockdep and friends, slow
@@ -125,6 +134,8 @@ board_suites() {
 suite_cmdline() {
 	case $1:$2 in
 	*:main) echo "" ;;
+	# a distribution kernel (make distro-test): the board as configured
+	*:stock) echo "" ;;
 	arm:lowmem-cma) echo "cma=32M@0x50000000" ;;
 	# with a range outside RAM too: rejected with a boot message
 	arm:unsafe-sections) echo "dma_cma_keep_sections linear_map_split=16M@0x10000000" ;;

@@ -13,7 +13,9 @@
 #
 # Environment: QEMU_TIMEOUT (seconds, default 300), EXTRA_CMDLINE (appended
 # to the kernel command line), QEMU_EXTRA_ARGS (appended to QEMU's), KERNEL_DIR
-# (boot this built kernel instead of the series' own).
+# (boot this built kernel instead of the series' own), BOARD_FLAVOUR (the
+# build/ directory of its console logs, initramfs and device tree; default
+# the kernel's flavour, lib.sh kernel_flavour).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -35,7 +37,7 @@ fi
 "$TOP/scripts/deps.sh" --check
 kdir=${KERNEL_DIR:-$("$TOP/scripts/kernel-build.sh" "$arch")}
 [ -f "$kdir/.complete" ] || die "KERNEL_DIR $kdir holds no finished kernel"
-out=$BUILD/$(kernel_flavour "$arch")
+out=$BUILD/${BOARD_FLAVOUR:-$(kernel_flavour "$arch")}
 mkdir -p "$out"
 # BOARD_DTS picks a variant; a suite may name its own (lib.sh suite_dts)
 [ -n "${BOARD_DTS:-}" ] || BOARD_DTS=$(suite_dts "$arch" "$suite")
@@ -78,7 +80,7 @@ fi
 
 case $mode in
 test)
-	"${PYTHON:-python3}" "$TOP/scripts/ktap_check.py" --name "$arch/$suite" "$log" || {
+	"${PYTHON:-python3}" "$TOP/scripts/ktap_check.py" --name "${BOARD_FLAVOUR:-$arch}/$suite" "$log" || {
 		console_tail
 		exit 1
 	}

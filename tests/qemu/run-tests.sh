@@ -10,6 +10,7 @@
 . /tests/linear-map.sh
 . /tests/tlb.sh
 . /tests/stress.sh
+. /tests/stock.sh
 
 CMA=/sys/kernel/debug/cma
 DT=/sys/firmware/devicetree/base
@@ -156,6 +157,9 @@ forced-split | forced-split-top) run_ktap $LM_FORCED_SPLIT_TESTS $lm_board_tests
 forced-split-nomap) run_ktap $LM_FORCED_SPLIT_NOMAP_TESTS ;;
 inactive-pool) run_ktap $CMA_INACTIVE_TESTS ;;
 stress) run_ktap test_stress_workload ;;
+# a distribution kernel (make distro-test)
+# shellcheck disable=SC2086
+stock) run_ktap test_kernel_untainted_at_boot $STOCK_TESTS ;;
 rodata-full) run_ktap $LM_RODATA_FULL_TESTS ;;
 tlb-icount | tlb-icount-split) run_ktap $TLB_TESTS ;;
 *) echo "cmadebug-guest: unknown cmadebug.suite=$suite" ;;

@@ -81,8 +81,8 @@ int cma_ranges_size(struct cma_area *a, const uint64_t *words)
 	return 0;
 }
 
-static void read_sysfs_counter(const struct sysroot *sr, const char *area,
-			       const char *file, struct opt_u64 *out)
+void cma_sysfs_counter(const struct sysroot *sr, const char *area,
+		       const char *file, struct opt_u64 *out)
 {
 	char rel[PATH_MAX];
 
@@ -187,10 +187,10 @@ static int load_area(const struct sysroot *sr, const char *name,
 	    (ret = read_area_u64(sr, name, "maxchunk", &a->maxchunk)) ||
 	    (ret = read_area_u64(sr, name, "order_per_bit", &a->order_per_bit)))
 		return ret;
-	read_sysfs_counter(sr, name, "alloc_pages_success", &a->alloc_success);
-	read_sysfs_counter(sr, name, "alloc_pages_fail", &a->alloc_fail);
-	read_sysfs_counter(sr, name, "total_pages", &a->total_pages);
-	read_sysfs_counter(sr, name, "available_pages", &a->available_pages);
+	cma_sysfs_counter(sr, name, "alloc_pages_success", &a->alloc_success);
+	cma_sysfs_counter(sr, name, "alloc_pages_fail", &a->alloc_fail);
+	cma_sysfs_counter(sr, name, "total_pages", &a->total_pages);
+	cma_sysfs_counter(sr, name, "available_pages", &a->available_pages);
 	return load_ranges(sr, a);
 }
 

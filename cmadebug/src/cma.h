@@ -109,6 +109,10 @@ int cma_devices_load(const struct sysroot *sr, const char *area,
 		     struct cma_devices *devs, bool *present);
 void cma_devices_free(struct cma_devices *devs);
 
+/* sysfs mm/cma/<AREA>/<FILE> (CONFIG_CMA_SYSFS); not present when unreadable. */
+void cma_sysfs_counter(const struct sysroot *sr, const char *area,
+		       const char *file, struct opt_u64 *out);
+
 /* Loads every area.  Prints one error line and returns an exit code. */
 int cma_areas_load(const struct sysroot *sr, struct cma_areas *areas);
 void cma_areas_free(struct cma_areas *areas);

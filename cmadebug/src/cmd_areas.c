@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "cma.h"
 #include "commands.h"
+#include "stock.h"
 
 /* LABEL is the size's column; LABEL_PAGES the pages' (no page size known). */
 static void emit_pages(struct emit *e, const char *key_pages,
@@ -45,6 +48,8 @@ static const char *const area_columns[] = {
 	"ALLOC_OK_PAGES", "ALLOC_FAIL_PAGES", "AVAILABLE", "RANGES", "DEVICES",
 	/* without a page size, sizes are shown in pages */
 	"SIZE_PAGES", "USED_PAGES", "MAXCHUNK_PAGES", "AVAILABLE_PAGES",
+	/* a kernel without CMA debugfs */
+	"REUSABLE", "DEFAULT", "ACTIVE", "SOURCES",
 };
 
 /* Every name of LIST ("name,used") is a column of areas; else one error line. */
@@ -187,6 +192,169 @@ static void emit_area(struct emit *e, const struct cma_area *a,
 	emit_object_end(e);
 }
 
+/*
+ * A field of the stock view: the value and, JSON-only, KEY_source saying
+ * where it came from, or null and "not available on this kernel".
+ */
+static void emit_stock_field(struct emit *e, const char *key, const char *label,
+			     enum emit_fmt fmt, bool is_bool,
+			     const struct stock_field *f)
+{
+	char skey[64];
+
+	if (!f->source)
+		emit_missing(e, key, label);
+	else if (is_bool)
+		emit_bool(e, key, label, f->v);
+	else
+		emit_uint(e, key, label, fmt, f->v);
+	snprintf(skey, sizeof(skey), "%s_source", key);
+	emit_string(e, skey, NULL, f->source ? f->source : SRC_NONE);
+}
+
+/* The SOURCES cell: each source the area's fields came from, once. */
+static void emit_stock_sources(struct emit *e, const struct stock_area *a)
+{
+	const char *src[] = { a->name_source, a->base.source, a->size.source,
+			      a->reusable.source, a->is_default.source,
+			      a->active.source };
+	bool dt = false, log = false;
+
+	for (size_t i = 0; i < ARRAY_SIZE(src); i++) {
+		dt |= src[i] && strstr(src[i], SRC_DT);
+		log |= src[i] && strstr(src[i], SRC_LOG);
+	}
+	emit_string(e, NULL, "SOURCES", dt && log ? "dt,log" : dt ? "dt" :
+			     log ? "log" : "-");
+}
+
+static void emit_stock_area(struct emit *e, const struct stock_area *a,
+			    bool sysfs)
+{
+	char range[64];
+
+	emit_object_begin(e, NULL);
+	if (a->name[0])
+		emit_string(e, "name", "NAME", a->name);
+	else
+		emit_missing(e, "name", "NAME");
+	emit_string(e, "name_source", NULL, a->name_source ? a->name_source : SRC_NONE);
+	emit_stock_field(e, "phys_start", NULL, FMT_HEX, false, &a->base);
+	if (a->base.source && a->size.source && a->size.v) {
+		snprintf(range, sizeof(range), "%#llx-%#llx",
+			 (unsigned long long)a->base.v,
+			 (unsigned long long)(a->base.v + a->size.v - 1));
+		emit_string(e, NULL, "PHYS_RANGE", range);
+	} else {
+		emit_missing(e, NULL, "PHYS_RANGE");
+	}
+	emit_stock_field(e, "size_bytes", "SIZE", FMT_SIZE, false, &a->size);
+	emit_stock_field(e, "reusable", "REUSABLE", FMT_DEC, true, &a->reusable);
+	emit_stock_field(e, "default", "DEFAULT", FMT_DEC, true, &a->is_default);
+	emit_stock_field(e, "active", "ACTIVE", FMT_DEC, true, &a->active);
+	if (sysfs) {
+		emit_counter(e, "alloc_pages_success", "ALLOC_OK_PAGES", &a->alloc_success);
+		emit_counter(e, "alloc_pages_fail", "ALLOC_FAIL_PAGES", &a->alloc_fail);
+	}
+	emit_stock_sources(e, a);
+	emit_object_end(e);
+}
+
+static void emit_opt_kb(struct emit *e, const char *key, const char *label,
+			const struct opt_u64 *kb)
+{
+	if (kb->present)
+		emit_uint(e, key, label, FMT_SIZE, kb->v * 1024);
+	else
+		emit_missing(e, key, label);
+}
+
+/*
+ * Which sources were read ("sources") and why the others were not
+ * ("not_read", null when every one was).  The same on the live system and
+ * on its captured tree (/dev/kmsg there is var/log/dmesg here).
+ */
+static void emit_stock_sources_read(struct emit *e, const struct stock_cma *sc)
+{
+	char read[128] = "", why[512] = "";
+	const struct { bool ok; const char *name, *missing; } src[] = {
+		{ sc->dt_path != NULL, SRC_DT, sc->dt_missing },
+		{ sc->log_path != NULL, SRC_LOG, sc->log_missing },
+		{ sc->cma_total_kb.present, "meminfo", "no CmaTotal in /proc/meminfo" },
+		{ sc->vmstat_success.present, "vmstat", "no cma_alloc_success in /proc/vmstat" },
+		{ sc->sysfs, SRC_SYSFS, NULL },	/* CONFIG_CMA_SYSFS: optional */
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(src); i++) {
+		char *dst = src[i].ok ? read : why;
+		size_t size = src[i].ok ? sizeof(read) : sizeof(why);
+		size_t used = strlen(dst);
+
+		if (!src[i].ok && !src[i].missing)
+			continue;
+		if (src[i].ok)
+			snprintf(dst + used, size - used, "%s%s", used ? ", " : "",
+				 src[i].name);
+		else
+			snprintf(dst + used, size - used, "%s%s: %s", used ? "; " : "",
+				 src[i].name, src[i].missing);
+	}
+	emit_string(e, "sources", "Sources", *read ? read : "none");
+	if (*why)
+		emit_string(e, "not_read", "Not read", why);
+	else
+		emit_missing(e, "not_read", NULL);
+}
+
+/*
+ * areas on a kernel without CMA debugfs: what the device tree, the boot log,
+ * meminfo, vmstat and sysfs tell, each field with its source.  A tree or
+ * system with none of them is the old error (exit 2, naming the option).
+ */
+static int areas_stock(struct cmd_ctx *ctx, const struct cmd_args *args)
+{
+	struct emit *e = ctx->out;
+	struct stock_cma sc;
+	uint64_t total = 0;
+	bool total_known = true;
+	int ret = stock_cma_load(ctx->sr, &sc);
+
+	if (ret)
+		return ret;
+	if (!sc.nr && !sc.cma_total_kb.present) {
+		stock_cma_free(&sc);
+		return sysroot_read_error(ctx->sr, FS_DEBUGFS, "cma", -ENOENT,
+					  "CMA debugfs (CONFIG_CMA_DEBUGFS), and neither a device tree nor a kernel log names an area");
+	}
+	emit_object_begin(e, NULL);
+	emit_string(e, "view", NULL, "stock");
+	emit_string(e, "missing", NULL, "CMA debugfs (CONFIG_CMA_DEBUGFS): used, maxchunk, bitmap per area");
+	e->columns = args->columns;
+	emit_list_begin(e, "areas");
+	for (unsigned int i = 0; i < sc.nr; i++) {
+		emit_stock_area(e, &sc.area[i], sc.sysfs);
+		total += sc.area[i].size.v;
+		total_known &= sc.area[i].size.source != NULL;
+	}
+	emit_list_end(e);
+	e->columns = NULL;
+	emit_uint(e, "nr_areas", "Areas", FMT_DEC, sc.nr);
+	if (total_known)
+		emit_uint(e, "total_bytes", "Total", FMT_SIZE, total);
+	else
+		emit_missing(e, "total_bytes", "Total");
+	emit_opt_kb(e, "meminfo_cma_total_bytes", "CmaTotal (meminfo)", &sc.cma_total_kb);
+	emit_opt_kb(e, "meminfo_cma_free_bytes", "CmaFree (meminfo)", &sc.cma_free_kb);
+	emit_counter(e, "vmstat_cma_alloc_success", "cma_alloc_success (vmstat)", &sc.vmstat_success);
+	emit_counter(e, "vmstat_cma_alloc_fail", "cma_alloc_fail (vmstat)", &sc.vmstat_fail);
+	emit_stock_sources_read(e, &sc);
+	emit_string(e, NULL, "Not available on this kernel",
+		    "used, maxchunk, bitmap per area (CONFIG_CMA_DEBUGFS)");
+	emit_object_end(e);
+	stock_cma_free(&sc);
+	return EXIT_OK;
+}
+
 int cmd_areas(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct emit *e = ctx->out;
@@ -207,6 +375,8 @@ int cmd_areas(struct cmd_ctx *ctx, int argc, char **argv)
 		if (ret)
 			return ret;
 	}
+	if (stock_cma_wanted(sr))
+		return areas_stock(ctx, &args);
 	ret = cma_areas_load(sr, &areas);
 	if (ret)
 		return ret;

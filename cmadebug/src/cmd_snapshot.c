@@ -16,12 +16,14 @@
 
 #include "cma.h"
 #include "commands.h"
+#include "stock.h"
 
 #define SNAPSHOT_SCHEMA		"cmadebug-snapshot"
 #define SNAPSHOT_VERSION	1
 
 enum probe_kind {
-	PROBE_NONE,	/* always there once the areas are */
+	PROBE_NONE,	/* always there (areas: from debugfs, or the stock view) */
+	PROBE_CMA,	/* debugfs cma/ (CONFIG_CMA_DEBUGFS) */
 	PROBE_AREA,	/* a file of the first area: cma/<area>/PROBE */
 	PROBE_DEBUGFS,	/* a debugfs file: PROBE or PROBE_ALT */
 	PROBE_TRACEFS,	/* tracefs is mounted */
@@ -36,7 +38,8 @@ struct snapshot_part {
 
 static const struct snapshot_part parts[] = {
 	{ "areas", PROBE_NONE, NULL, NULL, NULL },
-	{ "bitmap", PROBE_NONE, NULL, NULL, NULL },
+	{ "bitmap", PROBE_CMA, NULL, NULL,
+	  "bitmap: CMA debugfs (debugfs cma/, CONFIG_CMA_DEBUGFS)" },
 	{ "stats", PROBE_AREA, "stats", NULL,
 	  "stats: the cmadebug CMA failure patches (debugfs cma/<area>/stats)" },
 	{ "failures", PROBE_AREA, "failures", NULL,
@@ -76,6 +79,8 @@ static bool part_available(const struct sysroot *sr,
 	switch (part->kind) {
 	case PROBE_NONE:
 		return true;
+	case PROBE_CMA:
+		return !stock_cma_wanted(sr);
 	case PROBE_TRACEFS:
 		return sysroot_has(sr, FS_TRACEFS);
 	case PROBE_DEBUGFS:
@@ -83,6 +88,8 @@ static bool part_available(const struct sysroot *sr,
 		       (part->probe_alt &&
 			sysroot_exists(sr, FS_DEBUGFS, part->probe_alt));
 	case PROBE_AREA:
+		if (stock_cma_wanted(sr))
+			return false;
 		if (!areas->nr)
 			return true;	/* no area: the empty list is the answer */
 		snprintf(rel, sizeof(rel), "cma/%s/%s", areas->area[0].name,
@@ -360,7 +367,9 @@ int cmd_snapshot(struct cmd_ctx *ctx, int argc, char **argv)
 		err_msg("snapshot: -o FILE is required, or -o - for standard output (see 'cmadebug snapshot --help')");
 		return EXIT_USAGE;
 	}
-	ret = cma_areas_load(sr, &areas);
+	/* without CMA debugfs: no areas to probe; areas gives the stock view */
+	memset(&areas, 0, sizeof(areas));
+	ret = stock_cma_wanted(sr) ? EXIT_OK : cma_areas_load(sr, &areas);
 	if (ret)
 		return ret;
 	ret = out_open(&o, args.output);

@@ -56,6 +56,7 @@ int cmd_bitmap(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_snapshot(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_splits(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_alias(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_doctor(struct cmd_ctx *ctx, int argc, char **argv);
 
 /*
  * Parses a command's own arguments as cmd->accepts allows.  Returns -1 to

@@ -81,6 +81,16 @@ static const struct command commands[] = {
 	  "Examples:\n"
 	  "  cmadebug snapshot -o board.json\n"
 	  "  cmadebug --root capture/root snapshot -o -\n" },
+	{ .name = "doctor", .run = cmd_doctor,
+	  .summary = "which views this kernel has, what would add the missing ones (exit 2)",
+	  .usage = "",
+	  .help =
+	  "Each view cmadebug reads, whether the kernel has it, and the config option\n"
+	  "or kernel-patches/ that adds it; then whether the series applies to this\n"
+	  "kernel's version (it is made for Linux 6.12).  Exit status 0 when every\n"
+	  "view is there, 2 when one is missing.  Examples:\n"
+	  "  cmadebug doctor\n"
+	  "  cmadebug --root board-capture/root doctor --json\n" },
 	{ .name = "events", .run = cmd_events,
 	  .summary = "list the trace events cmadebug reads, and their fields",
 	  .usage = "",

@@ -337,6 +337,81 @@ int sysroot_read(const struct sysroot *sr, enum fs_kind kind, const char *rel,
 			       buf, len);
 }
 
+/*
+ * /dev/kmsg gives one record per read() (EINVAL if the buffer cannot hold
+ * it; records are at most about 8 KiB with their dictionary), EAGAIN at the
+ * end without O_NONBLOCK's wait, EPIPE when a record was overwritten before
+ * it was read (reading goes on from the oldest one left).
+ */
+#define KMSG_RECORD_MAX	16384
+
+static int read_kmsg(char **buf, size_t *len)
+{
+	size_t cap = 65536, n = 0;
+	char *b = malloc(cap);
+	int fd, ret = 0;
+
+	if (!b)
+		return -ENOMEM;
+	fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		goto out;
+	}
+	for (;;) {
+		ssize_t r;
+
+		if (cap - n < KMSG_RECORD_MAX + 1) {
+			char *nb;
+
+			if (cap >= SYSROOT_FILE_MAX) {
+				ret = -EFBIG;
+				break;
+			}
+			nb = realloc(b, cap * 2);
+			if (!nb) {
+				ret = -ENOMEM;
+				break;
+			}
+			b = nb;
+			cap *= 2;
+		}
+		r = read(fd, b + n, KMSG_RECORD_MAX);
+		if (r < 0 && (errno == EINTR || errno == EPIPE))
+			continue;
+		if (r < 0 && errno == EAGAIN)
+			break;
+		if (r < 0) {
+			ret = -errno;
+			break;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+out:
+	if (ret) {
+		free(b);
+		return ret;
+	}
+	b[n] = '\0';
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+int sysroot_read_log(const struct sysroot *sr, char **buf, size_t *len,
+		     const char **where)
+{
+	if (sr->live) {
+		*where = "/dev/kmsg";
+		return read_kmsg(buf, len);
+	}
+	*where = "var/log/dmesg";
+	return sysroot_read(sr, FS_ROOT, "var/log/dmesg", buf, len);
+}
+
 int sysroot_read_u64(const struct sysroot *sr, enum fs_kind kind,
 		     const char *rel, uint64_t *val)
 {

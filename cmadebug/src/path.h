@@ -60,6 +60,15 @@ int sysroot_path(const struct sysroot *sr, enum fs_kind kind, const char *rel,
 int sysroot_read(const struct sysroot *sr, enum fs_kind kind, const char *rel,
 		 char **buf, size_t *len);
 
+/*
+ * The kernel log: on the live system /dev/kmsg, read record by record
+ * without blocking up to its current end; in a captured tree
+ * var/log/dmesg, the text of 'dmesg' (tests/qemu/capture.sh saves it).
+ * *WHERE is what was read ("/dev/kmsg" or the tree's file).  0 or -errno.
+ */
+int sysroot_read_log(const struct sysroot *sr, char **buf, size_t *len,
+		     const char **where);
+
 /* Reads a file holding one unsigned decimal number.  -errno or -EINVAL. */
 int sysroot_read_u64(const struct sysroot *sr, enum fs_kind kind,
 		     const char *rel, uint64_t *val);

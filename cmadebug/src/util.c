@@ -260,6 +260,20 @@ bool next_word(const char **p, const char *end, const char **word,
 	return *len != 0;
 }
 
+bool vmstat_find(const char *buf, size_t len, const char *key, uint64_t *val)
+{
+	size_t keylen = strlen(key);
+	const char *p = buf, *end = buf + len, *line;
+	size_t llen;
+
+	while (next_line(&p, end, &line, &llen))
+		if (llen > keylen + 1 && !memcmp(line, key, keylen) &&
+		    line[keylen] == ' ')
+			return parse_u64(line + keylen + 1, llen - keylen - 1,
+					 val) == 0;
+	return false;
+}
+
 bool meminfo_find_kb(const char *buf, size_t len, const char *key,
 		     uint64_t *kb)
 {

@@ -84,6 +84,9 @@ bool next_word(const char **p, const char *end, const char **word,
 bool meminfo_find_kb(const char *buf, size_t len, const char *key,
 		     uint64_t *kb);
 
+/* "cma_alloc_success 12" (/proc/vmstat) -> 12; false if the key is absent. */
+bool vmstat_find(const char *buf, size_t len, const char *key, uint64_t *val);
+
 /* Formats BYTES with binary units ("16 MiB", "1.5 GiB", "0"). */
 void format_size(uint64_t bytes, char *buf, size_t size);
 

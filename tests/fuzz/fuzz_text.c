@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer harness: the small procfs/debugfs/sysfs text parsers:
- * /proc/mounts (mounts_find), /proc/meminfo (meminfo_find_kb), one-number
- * files (parse_u64).
+ * /proc/mounts (mounts_find), /proc/meminfo (meminfo_find_kb), /proc/vmstat
+ * (vmstat_find), one-number files (parse_u64).
  */
 #include <errno.h>
 #include <limits.h>
@@ -30,6 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	meminfo_find_kb(buf, size, "CmaTotal", &v);
 	meminfo_find_kb(buf, size, "MemTotal", &v);
+	vmstat_find(buf, size, "cma_alloc_success", &v);
 	ret = parse_u64(buf, size, &v);
 	if (ret && ret != -EINVAL && ret != -ERANGE)
 		abort();

@@ -23,7 +23,7 @@ seed fuzz_stats '*/debug/cma/*/stats'
 seed fuzz_devices '*/debug/cma/*/devices'
 seed fuzz_allocated '*/debug/cma/*/allocated'
 seed fuzz_bitmap '*/debug/cma/*/bitmap'
-seed fuzz_text '*/root/proc/mounts' '*/root/proc/meminfo' '*/debug/cma/*/count' \
+seed fuzz_text '*/root/proc/mounts' '*/root/proc/meminfo' '*/root/proc/vmstat' '*/debug/cma/*/count' \
 	'*/debug/cma/*/base_pfn' '*/mm/cma/*/alloc_pages_*'
 seed fuzz_format '*/tracing/events/*/*/format'
 seed fuzz_layout '*/debug/linear_map/layout'
@@ -31,6 +31,8 @@ seed fuzz_ptdump '*/debug/kernel_page_tables'
 seed fuzz_splits '*/debug/linear_map/splits' '*/debug/linear_map/attr_changes'
 seed fuzz_alias '*/debug/linear_map/alias_check'
 seed fuzz_trace_dat '*/trace/trace.dat'
+seed fuzz_stock '*/root/var/log/dmesg' '*/root/proc/version' '*/reserved-memory/*/size' \
+	'*/reserved-memory/*/compatible' '*/reserved-memory/#size-cells'
 
 # fuzz_trace_page: each page of the guests' trace.dat files (trace-cmd v6:
 # the flyrecord table gives each CPU's offset and size), after one byte that

@@ -8,8 +8,10 @@ TOP = pathlib.Path(__file__).resolve().parents[2]
 FIXTURES = TOP / "tests" / "fixtures"
 CAPTURED = sorted(p.name for p in FIXTURES.glob("qemu-*") if (p / "root").is_dir())
 # Kernels with kernel-patches/ applied; qemu-arm64-unpatched is the plain 6.12
-# base (same config fragments), captured to test what cmadebug does without.
-PATCHED = [f for f in CAPTURED if not f.endswith("-unpatched")]
+# base (same config fragments), captured to test what cmadebug does without;
+# qemu-arm64-debian is Debian's own kernel (make distro-test): no CMA debugfs.
+STOCK = [f for f in CAPTURED if f.endswith("-debian")]
+PATCHED = [f for f in CAPTURED if not f.endswith("-unpatched") and f not in STOCK]
 UNPATCHED = [f for f in CAPTURED if f.endswith("-unpatched")]
 
 

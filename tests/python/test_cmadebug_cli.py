@@ -15,7 +15,7 @@ import subprocess
 import pytest
 
 from schema_check import errors
-from conftest import CAPTURED, FIXTURES, PATCHED, TOP, UNPATCHED, expected_rc
+from conftest import CAPTURED, FIXTURES, PATCHED, STOCK, TOP, UNPATCHED, expected_rc
 
 COMMANDS = ["areas", "events", "stats", "failures", "bitmap", "splits", "alias"]
 
@@ -68,7 +68,7 @@ def test_root_output_matches_live_guest(cmadebug_bin, fixture, command, json_mod
         assert res.stderr.replace(str(root), "") == expected
 
 
-@pytest.mark.parametrize("fixture", CAPTURED)
+@pytest.mark.parametrize("fixture", PATCHED + UNPATCHED)
 def test_areas_json_schema_and_sums(cmadebug_bin, fixture):
     res = run(cmadebug_bin, "--json", "--root", str(FIXTURES / fixture / "root"), "areas")
     doc = json.loads(res.stdout)
@@ -132,8 +132,25 @@ def test_debugfs_not_mounted(cmadebug_bin, tmp_path):
 
 
 def test_kernel_without_cma_debugfs(cmadebug_bin, tmp_path):
+    """No CMA debugfs, no device tree or log in the tree: the stock view has
+    CmaTotal and nothing it would have to guess."""
     root = copy_tree(tmp_path)
     shutil.rmtree(root / "sys" / "kernel" / "debug" / "cma")
+    res = run(cmadebug_bin, "--json", "--root", str(root), "areas")
+    assert res.returncode == 0, res.stderr
+    doc = json.loads(res.stdout)
+    assert doc["view"] == "stock" and doc["areas"] == [] and doc["total_bytes"] == 0
+    assert doc["meminfo_cma_total_bytes"] == 48 << 20
+    assert doc["sources"] == "meminfo, sysfs"
+    assert "device tree: no reserved-memory node" in doc["not_read"]
+    assert "kernel log: the tree has no var/log/dmesg" in doc["not_read"]
+
+
+def test_kernel_without_cma_debugfs_or_any_other_source(cmadebug_bin, tmp_path):
+    root = copy_tree(tmp_path)
+    shutil.rmtree(root / "sys" / "kernel" / "debug" / "cma")
+    mi = root / "proc" / "meminfo"
+    mi.write_text("".join(l for l in mi.read_text().splitlines(True) if not l.startswith("Cma")))
     assert_env_error(run(cmadebug_bin, "--root", str(root), "areas"), "CONFIG_CMA_DEBUGFS", "/cma")
 
 
@@ -740,3 +757,87 @@ def test_a_format_that_crashes_libtraceevent_is_one_line(cmadebug_bin, tmp_path,
     shutil.copy(TOP / "tests/fuzz/known-libtraceevent/field-array-bracket", fmt)
     res = run(cmadebug_bin, "--root", str(root), *command)
     assert_env_error(res, str(fmt), "libtraceevent crashed on this format file")
+
+
+@pytest.mark.parametrize("fixture", [f for f in CAPTURED if (FIXTURES / f / "expected" / "doctor.txt").exists()])
+@pytest.mark.parametrize("json_mode", [False, True], ids=["text", "json"])
+def test_doctor_output_matches_live_guest(cmadebug_bin, fixture, json_mode):
+    expected = (FIXTURES / fixture / "expected" / f"doctor.{'json' if json_mode else 'txt'}").read_text()
+    res = run(cmadebug_bin, *(["--json"] if json_mode else []), "--root", str(FIXTURES / fixture / "root"), "doctor")
+    assert res.returncode == expected_rc(fixture, "doctor")
+    assert res.stdout + res.stderr == expected
+
+
+@pytest.mark.parametrize("fixture, rc", [("qemu-arm64", 0), ("qemu-arm", 0), ("qemu-arm64-unpatched", 2),
+                                         ("qemu-arm64-debian", 2)])
+def test_doctor_exit_status(cmadebug_bin, fixture, rc):
+    """0 when every view is there (our patched guests), 2 otherwise."""
+    res = run(cmadebug_bin, "--json", "--root", str(FIXTURES / fixture / "root"), "doctor")
+    assert res.returncode == rc, res.stdout
+    doc = json.loads(res.stdout)
+    assert doc["missing"] == sum(not c["available"] for c in doc["checks"]) == (rc and doc["missing"])
+    assert doc["series_applies"] == (fixture != "qemu-arm64-debian")
+
+
+def test_doctor_names_what_the_stock_kernel_lacks(cmadebug_bin):
+    doc = json.loads(run(cmadebug_bin, "--json", "--root", str(FIXTURES / "qemu-arm64-debian" / "root"),
+                         "doctor").stdout)
+    missing = {c["view"]: c["needs"] for c in doc["checks"] if not c["available"]}
+    assert missing["areas: per-area usage (debugfs cma/)"] == "CONFIG_CMA_DEBUGFS"
+    assert missing["areas: allocation counters (sysfs mm/cma/)"] == "CONFIG_CMA_SYSFS"
+    assert "CONFIG_PTDUMP_DEBUGFS" in missing["splits: linear-map layout"]
+    assert "CONFIG_LINEAR_MAP_DEBUGFS" in missing["alias"]
+    assert doc["kernel_version"] == "6.1" and doc["series_applies"] is False
+
+
+@pytest.mark.parametrize("fixture", STOCK)
+def test_stock_areas_agree_with_log_device_tree_and_meminfo(cmadebug_bin, fixture):
+    """The issue's invariant: the areas and sizes the log and the device tree
+    give, totalling CmaTotal; the private pool from both."""
+    root = FIXTURES / fixture / "root"
+    doc = json.loads(run(cmadebug_bin, "--json", "--root", str(root), "areas").stdout)
+    log = (root / "var/log/dmesg").read_text()
+    pool = int(re.search(r"created CMA memory pool at (0x[0-9a-f]+), size 16 MiB", log).group(1), 16)
+    default = int(re.search(r"cma: Reserved 32 MiB at (0x[0-9a-f]+)", log).group(1), 16)
+    areas = {a["name"]: a for a in doc["areas"]}
+    assert {n: (a["phys_start"], a["size_bytes"]) for n, a in areas.items()} == \
+        {"fimc-pool": (pool, 16 << 20), "reserved": (default, 32 << 20)}
+    assert areas["fimc-pool"]["size_bytes_source"] == "device tree, kernel log"
+    assert areas["fimc-pool"]["reusable"] is True and areas["fimc-pool"]["default"] is False
+    assert areas["reserved"]["reusable"] is None
+    assert areas["reserved"]["reusable_source"] == "not available on this kernel"
+    assert doc["total_bytes"] == doc["meminfo_cma_total_bytes"] == 48 << 20
+
+
+@pytest.mark.parametrize("fixture", STOCK)
+def test_stock_tree_without_log_says_so(cmadebug_bin, fixture, tmp_path):
+    """Without the log: the device tree's pool, its base unknown (no reg), the
+    cma= area not listed; nothing guessed."""
+    root = copy_tree(tmp_path, fixture)
+    (root / "var/log/dmesg").unlink()
+    doc = json.loads(run(cmadebug_bin, "--json", "--root", str(root), "areas").stdout)
+    assert [a["name"] for a in doc["areas"]] == ["fimc-pool"]
+    pool = doc["areas"][0]
+    assert pool["phys_start"] is None and pool["phys_start_source"] == "not available on this kernel"
+    assert pool["size_bytes"] == 16 << 20 and pool["size_bytes_source"] == "device tree"
+    assert pool["active"] is None
+    assert "kernel log: the tree has no var/log/dmesg" in doc["not_read"]
+    text = run(cmadebug_bin, "--root", str(root), "areas").stdout
+    assert "Not read: kernel log: the tree has no var/log/dmesg" in text
+
+
+@pytest.mark.parametrize("fixture", STOCK)
+def test_stock_tree_without_device_tree_says_so(cmadebug_bin, fixture, tmp_path):
+    root = copy_tree(tmp_path, fixture)
+    shutil.rmtree(root / "sys/firmware")
+    doc = json.loads(run(cmadebug_bin, "--json", "--root", str(root), "areas").stdout)
+    pool = next(a for a in doc["areas"] if a["name"] == "fimc-pool")
+    assert pool["name_source"] == "kernel log" and pool["reusable"] is None
+    assert "device tree: no reserved-memory node" in doc["not_read"]
+
+
+def test_stock_log_line_cut_short_is_named(cmadebug_bin, tmp_path):
+    root = copy_tree(tmp_path, "qemu-arm64-debian")
+    log = root / "var/log/dmesg"
+    log.write_text(log.read_text() + "[    9.000000] cma: Reserved 32 MiB at 0x7bc0\n"[:-12] + "\n")
+    assert_env_error(run(cmadebug_bin, "--root", str(root), "areas"), "var/log/dmesg", "does not parse")

@@ -52,7 +52,14 @@ if [ -z "${CAPTURE_OUT:-}" ] && [ -d /sys/kernel/debug/cma/reserved/inject ]; th
 	echo $? >/tmp/capture/trace/record.rc
 fi
 
-copy /proc/mounts /proc/meminfo /proc/cmdline /proc/version
+copy /proc/mounts /proc/meminfo /proc/cmdline /proc/version /proc/vmstat
+# What a kernel without CMA debugfs still tells (cmadebug areas' stock
+# view): the device tree's reserved-memory nodes and the boot log, the text
+# of 'dmesg' where Debian's bootlogd kept it.
+for f in $(find /sys/firmware/devicetree/base/reserved-memory -type f 2>/dev/null); do
+	copy "$f"
+done
+mkdir -p $dst/var/log && dmesg >$dst/var/log/dmesg
 for a in /sys/kernel/debug/cma/*/; do
 	for f in "$a"*; do
 		case $(stat -c %a "$f") in 2*) continue ;; esac # alloc/free are write-only
@@ -78,7 +85,7 @@ done
 # same from 'cmadebug --root root/' on the captured copy.
 exp=/tmp/capture/expected
 mkdir -p $exp
-for cmd in areas events stats failures bitmap splits alias; do
+for cmd in areas events stats failures bitmap splits alias doctor; do
 	cmadebug $cmd >$exp/$cmd.txt 2>&1
 	echo $? >$exp/$cmd.rc
 	cmadebug --json $cmd >$exp/$cmd.json 2>&1

@@ -57,6 +57,50 @@ test_stock_stats_names_the_missing_option() {
 	grep -q 'CONFIG_CMA_DEBUGFS' /tmp/stats.err || t_fail "not named: $(cat /tmp/stats.err)"
 }
 
+# json_value FILE KEY: the first "KEY": value (one word) of a --pretty document.
+json_value() {
+	awk -v key="\"$2\":" '$1 == key { gsub(/[",]/, "", $2); print $2; exit }' "$1"
+}
+
+# areas without CMA debugfs: the device tree, the log and meminfo, labelled.
+test_stock_areas_from_device_tree_and_log() {
+	cmadebug areas >/tmp/areas.txt 2>/tmp/areas.err || t_fail "exit $?: $(cat /tmp/areas.err)" || return 1
+	cmadebug --pretty areas >/tmp/areas.json || t_fail "--json exit $?" || return 1
+	sed 's/^/# /' /tmp/areas.txt
+	[ ! -s /tmp/areas.err ] || t_fail "stderr: $(cat /tmp/areas.err)" || return 1
+	t_eq "view" stock "$(json_value /tmp/areas.json view)" || return 1
+	t_eq "nr_areas" 2 "$(json_value /tmp/areas.json nr_areas)" || return 1
+	# the log's base of each area, the DT's and the log's sizes
+	for a in reserved:32 fimc-pool:16; do
+		name=${a%:*} mib=${a#*:}
+		grep -q "^$name .* $mib MiB " /tmp/areas.txt || t_fail "$name not listed with $mib MiB" || return 1
+	done
+	pool=$(grep -oE 'created CMA memory pool at 0x[0-9a-f]+' /tmp/dmesg.txt | sed 's/.* at //')
+	grep -q "^fimc-pool  *$(printf '%#x' $((pool)))-" /tmp/areas.txt ||
+		t_fail "fimc-pool not at the log's $pool" || return 1
+	# the pool's size: the device tree's request, confirmed by the log
+	grep -q '"size_bytes_source": "device tree, kernel log"' /tmp/areas.json ||
+		t_fail "no size given by both the device tree and the log"
+}
+
+test_stock_areas_total_is_cmatotal() {
+	kb=$(awk '$1 == "CmaTotal:" { print $2 }' /proc/meminfo)
+	t_eq "total_bytes" $((kb * 1024)) "$(json_value /tmp/areas.json total_bytes)" || return 1
+	t_eq "meminfo_cma_total_bytes" $((kb * 1024)) "$(json_value /tmp/areas.json meminfo_cma_total_bytes)"
+}
+
+# doctor: exit 2, names the options, says the series is for 6.12.
+test_stock_doctor_names_the_missing_options() {
+	cmadebug doctor >/tmp/doctor.txt 2>&1
+	t_eq "exit status" 2 $? || return 1
+	sed 's/^/# /' /tmp/doctor.txt
+	for w in CONFIG_CMA_DEBUGFS CONFIG_CMA_SYSFS CONFIG_PTDUMP_DEBUGFS CONFIG_LINEAR_MAP_DEBUGFS; do
+		grep -q "$w" /tmp/doctor.txt || t_fail "$w not named" || return 1
+	done
+	grep -q '^Series applies: no: .* made for Linux 6.12, this kernel is 6.1$' /tmp/doctor.txt ||
+		t_fail "the series' version not compared"
+}
+
 STOCK_TESTS="
 	test_stock_kernel_lacks_cma_debugfs
 	test_stock_log_creates_both_areas
@@ -65,4 +109,7 @@ STOCK_TESTS="
 	test_stock_vmstat_has_cma_counters
 	test_stock_has_the_cma_events
 	test_stock_stats_names_the_missing_option
+	test_stock_areas_from_device_tree_and_log
+	test_stock_areas_total_is_cmatotal
+	test_stock_doctor_names_the_missing_options
 "

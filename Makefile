@@ -68,10 +68,11 @@ debug-test:
 # config_fragments, KERNEL_VARIANT): arm with LPAE (3-level tables, 2 MiB
 # blocks), arm64 with 64 KiB pages (512 MiB blocks), with the suites that
 # look at the linear map's shape; arm64 with PREEMPT_RT and lockdep, and
-# arm64 with KASAN_SW_TAGS and debug_pagealloc=on, with the main suite
-# (lib.sh variant_suites; VARIANT_SUITES= picks); built one at a time,
-# booted side by side like qemu-test.
-VARIANT_BOARDS ?= arm:lpae arm64:64k arm64:rt arm64:kasan
+# arm64 with KASAN_SW_TAGS and debug_pagealloc=on, with the main suite;
+# arm64 booted by edk2 through the EFI stub, with firmware carve-outs and
+# KFENCE, main and rodata-full (lib.sh variant_suites; VARIANT_SUITES=
+# picks); built one at a time, booted side by side like qemu-test.
+VARIANT_BOARDS ?= arm:lpae arm64:64k arm64:rt arm64:kasan arm64:uefi
 variant-test:
 	@for b in $(VARIANT_BOARDS); do \
 		KERNEL_VARIANT=$${b#*:} scripts/kernel-build.sh $${b%%:*} >/dev/null || exit 1; \

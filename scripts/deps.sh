@@ -14,6 +14,7 @@ HOST_PACKAGES=(
 	gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf
 	libc6-dev-arm64-cross libc6-dev-armhf-cross
 	qemu-system-arm device-tree-compiler
+	qemu-efi-aarch64 # the arm64 UEFI board (KERNEL_VARIANT=uefi): edk2
 	flex bison bc cpio kmod xz-utils libelf-dev libssl-dev perl git
 	libtracefs-dev libtraceevent-dev libtracecmd-dev
 	trace-cmd # tests/python/test_trace_report.py: version 7 files

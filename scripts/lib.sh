@@ -119,6 +119,8 @@ qemu_board() {
 
 # The kernel command line every boot starts from; cma= sizes the default area.
 BOARD_CMDLINE="console=ttyAMA0 cma=32M panic=-1"
+# Debian's edk2 for QEMU's arm64 virt board (qemu-efi-aarch64)
+UEFI_FIRMWARE=/usr/share/qemu-efi-aarch64/QEMU_EFI.fd
 
 # Guest test suites: one boot each, the same kernel, a different command
 # line.  'main' is the board as configured; the others set up what the
@@ -166,10 +168,12 @@ suite_cmdline() {
 
 # suite_dts ARCH SUITE: the kernel-patches/dts/<arch>-<VARIANT>.dtsi the
 # suite boots with (scripts/board-dtb.sh BOARD_DTS), or nothing for <arch>.dtsi.
+# The UEFI board has its firmware carve-outs in every suite.
 suite_dts() {
-	case $1:$2 in
-	arm:inactive-pool) echo inactive-pool ;;
-	arm:forced-split-nomap) echo nomap ;;
+	case $1:$2:${KERNEL_VARIANT:-} in
+	arm64:*:uefi) echo uefi ;;
+	arm:inactive-pool:*) echo inactive-pool ;;
+	arm:forced-split-nomap:*) echo nomap ;;
 	*) echo "" ;;
 	esac
 }
@@ -179,6 +183,9 @@ suite_dts() {
 variant_qemu_args() {
 	case $1:${KERNEL_VARIANT:-} in
 	arm64:64k) echo "-m 2048" ;;
+	# edk2 loads -kernel/-initrd/-dtb from fw_cfg and boots the EFI stub
+	# acpi=off: edk2 then hands the kernel the device tree, not ACPI tables
+	arm64:uefi) echo "-bios $UEFI_FIRMWARE -machine acpi=off" ;;
 	*) echo "" ;;
 	esac
 }
@@ -201,6 +208,8 @@ variant_suites() {
 	arm64:64k) echo rodata-full forced-split ;;
 	# the locking and memory checkers: the whole main suite
 	arm64:rt | arm64:kasan) echo main ;;
+	# the firmware's memory map: more memblock regions than split records
+	arm64:uefi) echo main rodata-full ;;
 	*) die "no kernel variant '$2' for $1" ;;
 	esac
 }

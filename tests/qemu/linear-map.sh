@@ -419,6 +419,23 @@ test_page_granular_linear_map() {
 		t_fail "no page-granular splits recorded"
 }
 
+# The UEFI board with rodata=full: edk2's memory map, its runtime-services
+# regions NOMAP, leaves map_mem() more page-granular pieces than the 16
+# records splits keeps.  The totals are kept apart from the records (issue
+# 11, defect 5: they were summed from the kept records and undercounted).
+test_split_totals_beyond_kept_records() {
+	sed 's/^/# /' $LM/splits
+	dropped=$(sed -n 's/^count=[0-9]* dropped=//p' $LM/splits)
+	[ "${dropped:-0}" -gt 0 ] ||
+		t_fail "no split record dropped: fewer mapped regions than splits keeps" || return 1
+	listed=$(awk '$1 == "cause=page-granular" {
+		for (i = 2; i <= NF; i++) if (sub(/^count=/, "", $i)) n += $i
+	} END { print n + 0 }' $LM/splits)
+	total=$(sed -n 's/^total cause=page-granular count=//p' $LM/splits)
+	[ "$total" -gt "$listed" ] ||
+		t_fail "page-granular total $total is no more than the kept records' $listed, with $dropped records dropped"
+}
+
 # debug_pagealloc=on (the kasan board): each page allocated and then freed
 # is mapped and unmapped in the linear map by set_memory_valid(), two
 # one-page changes.  Under KASAN_SW_TAGS page addresses carry a tag that
@@ -620,3 +637,7 @@ LM_RODATA_FULL_TESTS="
 	test_layout_adds_up_to_boot_mapping
 	test_layout_agrees_with_ptdump
 	test_alias_injection_found_and_removed"
+# booted through UEFI (the uefi board): the firmware's memory map
+if [ -d /sys/firmware/efi ]; then
+	LM_RODATA_FULL_TESTS="$LM_RODATA_FULL_TESTS test_split_totals_beyond_kept_records"
+fi

@@ -175,15 +175,18 @@ plugin-test:
 
 check-fast: unit unit-asan plugin-test pytest fuzz-regress
 
+# Each step of check says how long it took (CI's 10-minute warm budget).
+timed = s=$$(date +%s); $(MAKE) -s $(1) && echo "== make $(1): $$(($$(date +%s) - s)) s"
+
 check: deps-if-missing
-	@$(MAKE) -s check-fast
-	@$(MAKE) -s fuzz-gate
-	@$(MAKE) -s qemu-test
-	@$(MAKE) -s distro-test
-	@$(MAKE) -s debug-test
-	@$(MAKE) -s stress STRESS_SECONDS=60
-	@$(MAKE) -s variant-test
-	@$(MAKE) -s compare ARCH=arm COMPARE_BOOTS=3
+	@$(call timed,check-fast)
+	@$(call timed,fuzz-gate)
+	@$(call timed,qemu-test)
+	@$(call timed,distro-test)
+	@$(call timed,debug-test)
+	@$(call timed,stress STRESS_SECONDS=60)
+	@$(call timed,variant-test)
+	@$(call timed,compare ARCH=arm COMPARE_BOOTS=3)
 
 # One self-contained HTML report (and a text summary) from cmadebug snapshots
 # and, optionally, TLB A/B results: reports/README.md.

@@ -182,8 +182,9 @@ check: deps-if-missing
 	@$(call timed,check-fast)
 	@$(call timed,fuzz-gate)
 	@$(call timed,qemu-test)
-	@$(call timed,distro-test)
-	@$(call timed,debug-test)
+	@# one single-CPU guest each: side by side on two cores
+	@mkdir -p build; ($(call timed,distro-test)) >build/distro-test.log 2>&1 & distro=$$!; \
+		$(call timed,debug-test); rc=$$?; wait $$distro || rc=1; cat build/distro-test.log; exit $$rc
 	@$(call timed,stress STRESS_SECONDS=60)
 	@$(call timed,variant-test)
 	@$(call timed,compare ARCH=arm COMPARE_BOOTS=3)

@@ -31,7 +31,7 @@ mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial"
 stamp=$apt_dir/updated
 if [ -z "$(find "$stamp" -mtime -"${DISTRO_LISTS_MAX_AGE:-7}" 2>/dev/null)" ]; then
 	note "updating the $debarch package lists in $apt_dir"
-	apt-get "${apt_opts[@]}" update >"$apt_dir/update.log" 2>&1 ||
+	apt_retrying apt-get "${apt_opts[@]}" update >"$apt_dir/update.log" 2>&1 ||
 		die "apt-get update for $debarch failed (log: $apt_dir/update.log)"
 	touch "$stamp"
 fi

@@ -18,6 +18,20 @@ note() {
 	echo ">> $*" >&2
 }
 
+# apt_retrying CMD...: CMD (an apt-get update) again after 20, 40, 80 and
+# 160 s while it fails: a Debian mirror in the middle of a sync serves
+# index files that do not match their Release file ("File has unexpected
+# size ... Mirror sync in progress?") for a few minutes.
+apt_retrying() {
+	local wait
+	for wait in 20 40 80 160; do
+		"$@" && return 0
+		note "'$*' failed; again in $wait s (a mirror sync?)"
+		sleep "$wait"
+	done
+	"$@"
+}
+
 check_arch() {
 	case $1 in
 	arm | arm64) ;;

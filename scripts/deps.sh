@@ -95,7 +95,7 @@ main() {
 
 	if [ ${#missing[@]} != 0 ]; then
 		note "installing ${missing[*]}"
-		apt_retrying as_root apt-get update -q >/dev/null
+		apt_update as_root apt-get update -q >/dev/null
 		as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null ||
 			die "apt-get install failed for: ${missing[*]}"
 	fi
@@ -104,7 +104,7 @@ main() {
 		# dpkg's own architecture list is left as it is.
 		opts=(-oAPT::Architectures::="$(dpkg --print-architecture)")
 		for a in "${GUEST_ARCHES[@]}"; do opts+=(-oAPT::Architectures::="$a"); done
-		apt_retrying as_root apt-get update -q "${opts[@]}" >/dev/null || die "apt-get update for ${GUEST_ARCHES[*]} failed"
+		apt_update as_root apt-get update -q "${opts[@]}" >/dev/null
 		for a in "${need_guest[@]}"; do
 			fetch_guest "$a"
 		done

@@ -31,8 +31,7 @@ mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial"
 stamp=$apt_dir/updated
 if [ -z "$(find "$stamp" -mtime -"${DISTRO_LISTS_MAX_AGE:-7}" 2>/dev/null)" ]; then
 	note "updating the $debarch package lists in $apt_dir"
-	apt_retrying apt-get "${apt_opts[@]}" update >"$apt_dir/update.log" 2>&1 ||
-		die "apt-get update for $debarch failed (log: $apt_dir/update.log)"
+	apt_update apt-get "${apt_opts[@]}" update >"$apt_dir/update.log" 2>&1
 	touch "$stamp"
 fi
 

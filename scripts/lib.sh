@@ -18,18 +18,22 @@ note() {
 	echo ">> $*" >&2
 }
 
-# apt_retrying CMD...: CMD (an apt-get update) again after 20, 40, 80 and
-# 160 s while it fails: a Debian mirror in the middle of a sync serves
-# index files that do not match their Release file ("File has unexpected
-# size ... Mirror sync in progress?") for a few minutes.
-apt_retrying() {
+# apt_update CMD...: CMD (an apt-get update) again after 20, 40 and 80 s
+# while it fails, then carry on with a note: a Debian mirror in the middle
+# of a sync serves index files that do not match their Release file ("File
+# has unexpected size ... Mirror sync in progress?"), for minutes or
+# longer.  apt keeps every list it did fetch, so what follows still works
+# unless its package is in a list that failed, and then it fails with its
+# own message.
+apt_update() {
 	local wait
-	for wait in 20 40 80 160; do
+	for wait in 20 40 80; do
 		"$@" && return 0
 		note "'$*' failed; again in $wait s (a mirror sync?)"
 		sleep "$wait"
 	done
-	"$@"
+	"$@" && return 0
+	note "'$*' failed 4 times: going on with the package lists it fetched"
 }
 
 check_arch() {

@@ -8,6 +8,12 @@
 #                                     arm64 for arm64, armmp for arm; also
 #                                     armmp-lpae)
 #
+# The directory also holds modules/: the package's own modules a guest
+# loads to make the CMA allocations a stock kernel makes for a real driver
+# (DISTRO_MODULES, in load order: virtio-blk over PCI, whose rings come
+# from dma_alloc_coherent() and so from CMA when QEMU's device has
+# iommu_platform=on; tests/qemu/stock.sh).
+#
 # The package lists of each guest architecture live in the cache
 # ($CMADEBUG_CACHE/apt/DEBARCH), not in /var/lib/apt: another 'apt-get update' on the
 # machine cannot drop them, and no root is needed.  They are refreshed when
@@ -71,5 +77,22 @@ if [ ! -f "$kdir/.complete" ]; then
 	touch "$tmp/.complete"
 	rm -rf "$kdir"
 	mv "$tmp" "$kdir"
+fi
+# apart from .complete: a kernel cached before modules/ existed gets them
+# from its package.deb, without the network
+if [ ! -f "$kdir/modules/.complete" ]; then
+	tmp=$(mktemp -d "$kdir/.modules.XXXXXX")
+	dpkg-deb -x "$kdir/package.deb" "$tmp/pkg"
+	mkdir "$tmp/modules"
+	for m in $DISTRO_MODULES; do
+		ko=$(find "$tmp/pkg/lib/modules" -path "*/kernel/$m.ko*" | head -n 1)
+		[ -n "$ko" ] || die "$pkg has no module $m"
+		cp "$ko" "$tmp/modules/"
+		basename "$ko" >>"$tmp/modules/load-order"
+	done
+	touch "$tmp/modules/.complete"
+	rm -rf "$kdir/modules"
+	mv "$tmp/modules" "$kdir/modules"
+	rm -rf "$tmp"
 fi
 echo "$kdir"

@@ -55,6 +55,14 @@ list=$out/initramfs.list
 	for f in "$TOP"/tests/qemu/*.sh; do
 		echo "file /tests/$(basename "$f") $f 0644 0 0"
 	done
+	# a distribution kernel's own modules (scripts/distro-kernel.sh)
+	if [ -n "${KERNEL_DIR:-}" ] && [ -f "$KERNEL_DIR/modules/.complete" ]; then
+		echo "dir /lib 0755 0 0"
+		echo "dir /lib/modules 0755 0 0"
+		for f in "$KERNEL_DIR"/modules/*.ko* "$KERNEL_DIR/modules/load-order"; do
+			echo "file /lib/modules/$(basename "$f") $f 0644 0 0"
+		done
+	fi
 } >"$list"
 "$gen" "$list" >"$out/initramfs.cpio.tmp"
 mv "$out/initramfs.cpio.tmp" "$out/initramfs.cpio"

@@ -15,7 +15,7 @@
 # to the kernel command line), QEMU_EXTRA_ARGS (appended to QEMU's), KERNEL_DIR
 # (boot this built kernel instead of the series' own), BOARD_FLAVOUR (the
 # build/ directory of its console logs, initramfs and device tree; default
-# the kernel's flavour, lib.sh kernel_flavour).
+# the board's flavour, lib.sh board_flavour).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -37,12 +37,14 @@ fi
 "$TOP/scripts/deps.sh" --check
 kdir=${KERNEL_DIR:-$("$TOP/scripts/kernel-build.sh" "$arch")}
 [ -f "$kdir/.complete" ] || die "KERNEL_DIR $kdir holds no finished kernel"
-out=$BUILD/${BOARD_FLAVOUR:-$(kernel_flavour "$arch")}
+out=$BUILD/${BOARD_FLAVOUR:-$(board_flavour "$arch")}
 mkdir -p "$out"
 # BOARD_DTS picks a variant; a suite may name its own (lib.sh suite_dts)
 [ -n "${BOARD_DTS:-}" ] || BOARD_DTS=$(suite_dts "$arch" "$suite")
 export BOARD_DTS
 BOARD_QEMU_ARGS="$(suite_qemu_args "$arch" "$suite") $(variant_qemu_args "$arch")"
+# a distribution kernel's modules drive a device of their own (lib.sh)
+[ ! -f "$kdir/modules/.complete" ] || BOARD_QEMU_ARGS+=" $(echo $DISTRO_QEMU_ARGS)"
 export BOARD_QEMU_ARGS
 dtb=$("$TOP/scripts/board-dtb.sh" "$arch" "$out")
 initrd=$("$TOP/scripts/initramfs.sh" "$arch" "$out")

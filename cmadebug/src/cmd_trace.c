@@ -94,6 +94,24 @@ static void emit_causes(struct emit *e, const char *key,
 	emit_list_end(e);
 }
 
+/*
+ * The symbol of an errno cma_alloc() returns, or NULL (strerrorname_np() is
+ * glibc's alone; boards build with musl too).
+ */
+static const char *errno_name(int err)
+{
+	switch (err) {
+	case ENOMEM: return "ENOMEM";
+	case EBUSY: return "EBUSY";
+	case EINTR: return "EINTR";
+	case EAGAIN: return "EAGAIN";
+	case EINVAL: return "EINVAL";
+	case EIO: return "EIO";
+	case ENOSPC: return "ENOSPC";
+	}
+	return NULL;
+}
+
 /* The summary, text and JSON from the same calls; LIVE: a recording's. */
 static void emit_summary(struct emit *e, const struct trace_summary *s,
 			 const char *source, const struct trace_session *live)
@@ -130,6 +148,20 @@ static void emit_summary(struct emit *e, const struct trace_summary *s,
 	emit_uint(e, "unmatched", "Unmatched (no cma_alloc_start)", FMT_DEC,
 		  s->unmatched);
 	emit_uint(e, "busy_retries", "Busy retries", FMT_DEC, s->busy_retries);
+	emit_list_begin(e, "failed_by_errno");
+	for (unsigned int i = 0; i < s->nr_errnos; i++) {
+		const char *name = errno_name(-s->errnos[i].err);
+
+		emit_object_begin(e, NULL);
+		emit_int(e, "errno", "ERRNO", s->errnos[i].err);
+		emit_string(e, "name", "NAME", !s->errnos[i].err ?
+			    "not recorded (no errorno in this kernel's cma_alloc_finish)" :
+			    name ? name : "?");
+		emit_uint(e, "count", "FAILED_REQUESTS", FMT_DEC,
+			  s->errnos[i].count);
+		emit_object_end(e);
+	}
+	emit_list_end(e);
 	emit_object_end(e);
 	emit_latency(e, "latency", &s->latency);
 
@@ -160,6 +192,12 @@ static void emit_summary(struct emit *e, const struct trace_summary *s,
 	emit_list_end(e);
 
 	emit_object_begin(e, "failures");
+	/* 0: a file whose reader stopped before it said (a crash). */
+	emit_bool(e, "stages_recorded", "Stages and pages recorded",
+		  !s->formats || s->formats & 1u << TR_ALLOC_FAIL);
+	if (s->formats && !(s->formats & 1u << TR_ALLOC_FAIL))
+		emit_string(e, "why_not", "Why not",
+			    "no cma:cma_alloc_fail in this kernel (kernel-patches 0003): failed allocations are counted from cma_alloc_finish's errorno, without the stage or the page that failed");
 	emit_uint(e, "attempts", "Failed attempts (cma_alloc_fail)", FMT_DEC,
 		  s->fail_events);
 	emit_uint(e, "distinct_pfns", "Distinct pfns blamed", FMT_DEC,
@@ -199,6 +237,15 @@ static void emit_summary(struct emit *e, const struct trace_summary *s,
 		  s->pages_not_migrated);
 	emit_uint(e, "other_calls", "Migrations (other reasons)", FMT_DEC,
 		  s->migrate_other_calls);
+	emit_uint(e, "allocations_migrating",
+		  "Allocations that migrated pages", FMT_DEC,
+		  s->allocs_migrating);
+	emit_uint(e, "pages_per_allocation_p50",
+		  "Pages migrated per allocation p50", FMT_DEC,
+		  s->migrated_per_alloc_p50);
+	emit_uint(e, "pages_per_allocation_max",
+		  "Pages migrated per allocation max", FMT_DEC,
+		  s->migrated_per_alloc_max);
 	emit_object_end(e);
 
 	emit_object_begin(e, "splits");

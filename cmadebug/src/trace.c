@@ -143,6 +143,16 @@ int trace_conv_init(struct trace_conv *c, struct tep_handle *tep)
 	return any ? 0 : -ENOENT;
 }
 
+uint32_t trace_conv_formats(const struct trace_conv *c)
+{
+	uint32_t formats = 0;
+
+	for (unsigned int k = 0; k < ARRAY_SIZE(c->ev); k++)
+		if (c->ev[k])
+			formats |= 1u << k;
+	return formats;
+}
+
 /* Field readers, bounded by the record's size (a page may be corrupt). */
 struct field_reader {
 	const struct tep_event *ev;
@@ -276,7 +286,17 @@ int trace_conv_record(const struct trace_conv *c, struct tep_record *rec,
 		f->pfn = get_u64(&fr, "pfn");
 		f->count = get_u64(&fr, "count");
 		f->align = (uint32_t)get_u64(&fr, "align");
-		f->err = get_s32(&fr, "errorno");
+		/*
+		 * Before Linux 6.3 the event has no errorno: a failure is a
+		 * NULL page, and its errno is not known.
+		 */
+		f->err_known = tep_find_field((struct tep_event *)ev, "errorno");
+		if (f->err_known) {
+			f->err = get_s32(&fr, "errorno");
+			f->failed = f->err != 0;
+		} else {
+			f->failed = !get_u64(&fr, "page");
+		}
 		break;
 	}
 	case TR_BUSY_RETRY:
@@ -650,10 +670,12 @@ struct pending {
 	int32_t pid;
 	unsigned int area;
 	uint64_t ts;
+	uint64_t migrated;	/* pages, by the task's contig_range migrations */
 };
 
-struct latency_list {
-	uint64_t *ns;
+/* A growing array of values: latencies (ns), pages. */
+struct value_list {
+	uint64_t *v;
 	unsigned int nr, cap;
 };
 
@@ -662,7 +684,9 @@ struct sum_work {
 	unsigned int areas_cap, stages_cap, split_cap, attr_cap;
 	struct pending *pend;
 	unsigned int nr_pend, pend_cap;
-	struct latency_list *lat;	/* per area, then one for all */
+	struct value_list *lat;	/* per area, then one for all */
+	struct value_list migrated;	/* pages, one per finished allocation */
+	unsigned int errnos_cap;
 	struct trace_pfn_sum *pfns;	/* every blamed pfn */
 	unsigned int nr_pfns, pfns_cap;
 };
@@ -683,7 +707,7 @@ static int area_index(struct sum_work *w, const char *name)
 	if (grow(&s->areas, s->nr_areas, &w->areas_cap, sizeof(*s->areas)))
 		return -ENOMEM;
 	if (w->areas_cap != old_cap) {
-		struct latency_list *l = realloc(w->lat, w->areas_cap *
+		struct value_list *l = realloc(w->lat, w->areas_cap *
 						 sizeof(*l));
 
 		if (!l)
@@ -696,11 +720,11 @@ static int area_index(struct sum_work *w, const char *name)
 	return (int)s->nr_areas++;
 }
 
-static int latency_add(struct latency_list *l, uint64_t ns)
+static int value_add(struct value_list *l, uint64_t v)
 {
-	if (grow(&l->ns, l->nr, &l->cap, sizeof(*l->ns)))
+	if (grow(&l->v, l->nr, &l->cap, sizeof(*l->v)))
 		return -ENOMEM;
-	l->ns[l->nr++] = ns;
+	l->v[l->nr++] = v;
 	return 0;
 }
 
@@ -718,14 +742,44 @@ static int on_start(struct sum_work *w, const struct trace_rec *rec)
 		if (w->pend[i].pid == rec->pid && w->pend[i].area == (unsigned int)a) {
 			w->s->unfinished++;	/* a start lost its finish */
 			w->pend[i].ts = rec->ts;
+			w->pend[i].migrated = 0;
 			return 0;
 		}
 	}
 	if (grow(&w->pend, w->nr_pend, &w->pend_cap, sizeof(*w->pend)))
 		return -ENOMEM;
 	w->pend[w->nr_pend++] = (struct pending){ rec->pid, (unsigned int)a,
-						  rec->ts };
+						  rec->ts, 0 };
 	return 0;
+}
+
+static int errno_add(struct sum_work *w, int32_t err)
+{
+	struct trace_summary *s = w->s;
+	unsigned int i;
+
+	for (i = 0; i < s->nr_errnos; i++)
+		if (s->errnos[i].err == err)
+			break;
+	if (i == s->nr_errnos) {
+		if (grow(&s->errnos, s->nr_errnos, &w->errnos_cap,
+			 sizeof(*s->errnos)))
+			return -ENOMEM;
+		s->errnos[s->nr_errnos++] = (struct trace_errno_sum){ err, 0 };
+	}
+	s->errnos[i].count++;
+	return 0;
+}
+
+/* A contig_range migration inside an allocation its task has open. */
+static void on_migrate_in_alloc(struct sum_work *w, const struct trace_rec *rec)
+{
+	for (unsigned int i = 0; i < w->nr_pend; i++) {
+		if (w->pend[i].pid == rec->pid) {
+			w->pend[i].migrated += rec->u.migrate.succeeded;
+			return;
+		}
+	}
 }
 
 static int on_finish(struct sum_work *w, const struct trace_rec *rec)
@@ -737,9 +791,11 @@ static int on_finish(struct sum_work *w, const struct trace_rec *rec)
 	if (a < 0)
 		return a;
 	as = &w->s->areas[a];
-	if (f->err) {
+	if (f->failed) {
 		as->failed++;
 		w->s->failed++;
+		if (errno_add(w, f->err_known ? f->err : 0))
+			return -ENOMEM;
 	} else {
 		as->succeeded++;
 		as->pages_allocated += f->count;
@@ -751,8 +807,10 @@ static int on_finish(struct sum_work *w, const struct trace_rec *rec)
 		if (w->pend[i].pid != rec->pid || w->pend[i].area != (unsigned int)a)
 			continue;
 		ns = rec->ts >= w->pend[i].ts ? rec->ts - w->pend[i].ts : 0;
+		if (value_add(&w->migrated, w->pend[i].migrated))
+			return -ENOMEM;
 		w->pend[i] = w->pend[--w->nr_pend];
-		if (latency_add(&w->lat[a], ns))
+		if (value_add(&w->lat[a], ns))
 			return -ENOMEM;
 		return 0;
 	}
@@ -853,6 +911,7 @@ static int on_record(struct sum_work *w, const struct trace_rec *rec)
 		s->migrate_calls++;
 		s->pages_migrated += rec->u.migrate.succeeded;
 		s->pages_not_migrated += rec->u.migrate.failed;
+		on_migrate_in_alloc(w, rec);
 		return 0;
 	case TR_SPLIT:
 		c = cause_of(&s->split_causes, &s->nr_split_causes,
@@ -884,6 +943,15 @@ static int on_record(struct sum_work *w, const struct trace_rec *rec)
 	return 0;
 }
 
+static int cmp_errno(const void *a, const void *b)
+{
+	const struct trace_errno_sum *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return (x->err < y->err) - (x->err > y->err);
+}
+
 static int cmp_stage(const void *a, const void *b)
 {
 	const struct trace_stage_sum *x = a, *y = b;
@@ -909,13 +977,14 @@ static int cmp_pfn(const void *a, const void *b)
 int trace_summarize(const struct trace_recs *r, struct trace_summary *s)
 {
 	struct sum_work w = { .s = s };
-	struct latency_list all = { 0 };
+	struct value_list all = { 0 };
 	int ret = 0;
 
 	memset(s, 0, sizeof(*s));
 	s->records = r->nr;
 	s->lost = r->lost;
 	s->lost_unknown = r->lost_unknown;
+	s->formats = r->formats;
 	if (r->nr) {
 		s->first_ts = r->rec[0].ts;
 		s->last_ts = r->rec[r->nr - 1].ts;
@@ -928,14 +997,25 @@ int trace_summarize(const struct trace_recs *r, struct trace_summary *s)
 
 	for (unsigned int a = 0; a < s->nr_areas; a++) {
 		for (unsigned int i = 0; i < w.lat[a].nr; i++) {
-			ret = latency_add(&all, w.lat[a].ns[i]);
+			ret = value_add(&all, w.lat[a].v[i]);
 			if (ret)
 				goto out;
 		}
-		trace_latency_of(w.lat[a].ns, w.lat[a].nr, &s->areas[a].latency);
+		trace_latency_of(w.lat[a].v, w.lat[a].nr, &s->areas[a].latency);
 	}
-	trace_latency_of(all.ns, all.nr, &s->latency);
+	trace_latency_of(all.v, all.nr, &s->latency);
 
+	if (w.migrated.nr) {
+		struct trace_latency m;
+
+		trace_latency_of(w.migrated.v, w.migrated.nr, &m);
+		s->migrated_per_alloc_p50 = m.p50;
+		s->migrated_per_alloc_max = m.max;
+		for (unsigned int i = 0; i < w.migrated.nr; i++)
+			s->allocs_migrating += w.migrated.v[i] != 0;
+	}
+	if (s->nr_errnos)
+		qsort(s->errnos, s->nr_errnos, sizeof(*s->errnos), cmp_errno);
 	if (s->nr_stages)	/* qsort() wants a non-NULL array */
 		qsort(s->stages, s->nr_stages, sizeof(*s->stages), cmp_stage);
 	if (w.nr_pfns)
@@ -946,11 +1026,12 @@ int trace_summarize(const struct trace_recs *r, struct trace_summary *s)
 	w.pfns = NULL;
 out:
 	for (unsigned int a = 0; a < s->nr_areas; a++)
-		free(w.lat[a].ns);
+		free(w.lat[a].v);
 	free(w.lat);
 	free(w.pend);
 	free(w.pfns);
-	free(all.ns);
+	free(w.migrated.v);
+	free(all.v);
 	if (ret)
 		trace_summary_free(s);
 	return ret;
@@ -960,6 +1041,7 @@ void trace_summary_free(struct trace_summary *s)
 {
 	free(s->areas);
 	free(s->stages);
+	free(s->errnos);
 	free(s->pfns);
 	free(s->split_causes);
 	free(s->attr_causes);

@@ -44,7 +44,9 @@ struct trace_alloc_finish {
 	uint64_t pfn;
 	uint64_t count;
 	uint32_t align;
-	int32_t err;		/* errorno: 0, or -EBUSY, -ENOMEM ... */
+	bool failed;
+	bool err_known;		/* the event has errorno (Linux 6.3 and later) */
+	int32_t err;		/* errorno: 0, or -EBUSY, -ENOMEM ...; 0 if not known */
 };
 
 struct trace_busy_retry {
@@ -124,6 +126,7 @@ struct trace_recs {
 	unsigned int nr, cap;
 	uint64_t lost;		/* events the ring buffer lost (overrun, dropped) */
 	bool lost_unknown;	/* a page said "events lost" without a count */
+	uint32_t formats;	/* 1 << TR_*: the events the source has a format for */
 };
 
 /* Room for one more record: a pointer to it (zeroed), or NULL. */
@@ -144,6 +147,8 @@ struct trace_conv {
 
 /* Finds the events in TEP; 0, or -ENOENT if none of them is there. */
 int trace_conv_init(struct trace_conv *c, struct tep_handle *tep);
+/* 1 << TR_* for each event C found (struct trace_recs' formats). */
+uint32_t trace_conv_formats(const struct trace_conv *c);
 /* 1 and *out filled; 0 if the record is not one of ours; -EINVAL if malformed. */
 int trace_conv_record(const struct trace_conv *c, struct tep_record *rec,
 		      struct trace_rec *out);
@@ -221,6 +226,11 @@ struct trace_pfn_sum {
 	uint64_t count;
 };
 
+struct trace_errno_sum {
+	int32_t err;		/* cma_alloc_finish's errorno, negative; 0: not recorded */
+	uint64_t count;
+};
+
 struct trace_cause_sum {
 	char cause[TRACE_WORD_MAX];
 	uint64_t count;		/* events */
@@ -242,6 +252,9 @@ struct trace_summary {
 	uint64_t unfinished;	/* starts without a finish in the trace */
 	uint64_t unmatched;	/* finishes without a start in the trace */
 	uint64_t busy_retries;
+	struct trace_errno_sum *errnos;	/* failed finishes by errorno, by count */
+	unsigned int nr_errnos;
+	uint32_t formats;	/* struct trace_recs' */
 
 	uint64_t fail_events;
 	struct trace_stage_sum *stages;	/* by count, descending */
@@ -254,6 +267,12 @@ struct trace_summary {
 	uint64_t migrate_calls;		/* reason contig_range */
 	uint64_t pages_migrated, pages_not_migrated;
 	uint64_t migrate_other_calls;	/* any other reason */
+	/*
+	 * Of the allocations with a start and a finish: pages migrated by the
+	 * contig_range migrations their task made in between.
+	 */
+	uint64_t allocs_migrating;	/* that migrated at least one page */
+	uint64_t migrated_per_alloc_p50, migrated_per_alloc_max;
 
 	uint64_t splits, split_entries, split_bytes;
 	struct trace_cause_sum *split_causes;

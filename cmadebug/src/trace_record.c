@@ -391,6 +391,7 @@ int trace_session_records(const struct trace_session *s, struct trace_recs *r)
 		ret = EXIT_ENV;
 		goto out;
 	}
+	r->formats = trace_conv_formats(&conv);
 	long_size = tep_get_header_page_size(tep);
 	for (unsigned int c = 0; c < s->nr_cpus; c++) {
 		const struct trace_cpu_buf *b = &s->cpu[c];

@@ -76,6 +76,7 @@ struct frame_end {
 	int ret;		/* EXIT_OK or EXIT_ENV, the line already printed */
 	uint64_t lost;
 	bool lost_unknown;
+	uint32_t formats;
 };
 
 static void frame_put(FILE *f, enum frame_type type, const void *p,
@@ -129,6 +130,7 @@ static int read_buffer(struct tracecmd_input *h, struct report_ctx *ctx)
 {
 	if (trace_conv_init(&ctx->conv, tracecmd_get_tep(h)))
 		return -ENOENT;
+	ctx->r->formats |= trace_conv_formats(&ctx->conv);
 	ctx->nr_cpus = 0;	/* another buffer, other file offsets */
 	if (tracecmd_iterate_events(h, NULL, 0, on_record, ctx) < 0 &&
 	    !ctx->err)
@@ -256,6 +258,7 @@ static void __attribute__((noreturn)) report_child(const char *file, int fd)
 	end.ret = load_in_process(file, &r, stream);
 	end.lost = r.lost;
 	end.lost_unknown = r.lost_unknown;
+	end.formats = r.formats;
 	frame_put(stream, FRAME_END, &end, sizeof(end));
 	trace_recs_free(&r);
 	_exit(fclose(stream) ? EXIT_ENV : EXIT_OK);
@@ -373,6 +376,7 @@ int trace_report_load(const char *file, struct trace_recs *r)
 	}
 	r->lost = end.lost;
 	r->lost_unknown = end.lost_unknown;
+	r->formats = end.formats;
 	if (end.ret) {
 		trace_recs_free(r);
 		return EXIT_ENV;

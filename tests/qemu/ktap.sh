@@ -20,6 +20,11 @@ t_eq() {
 	t_fail "$1: expected '$2', got '$3'"
 }
 
+# json_value FILE KEY: the first "KEY": value (one word) of a --pretty document.
+json_value() {
+	awk -v key="\"$2\":" '$1 == key { gsub(/[",]/, "", $2); print $2; exit }' "$1"
+}
+
 run_ktap() {
 	echo "TAP version 13"
 	echo "1..$#"

@@ -36,6 +36,8 @@ static void add_alloc(struct trace_recs *rs, const char *area, int32_t pid,
 	snprintf(rec->u.finish.area, TRACE_AREA_MAX, "%s", area);
 	rec->u.finish.count = pages;
 	rec->u.finish.err = err;
+	rec->u.finish.err_known = true;
+	rec->u.finish.failed = err != 0;
 }
 
 static void add_fail(struct trace_recs *rs, uint64_t ts, const char *stage,
@@ -716,9 +718,60 @@ out:
 	free(copy);
 }
 
+/*
+ * A stock kernel's trace: failures known only by errorno; contig_range
+ * migrations counted for the allocation their task has open, not another
+ * task's; the formats the source had carried into the summary.
+ */
+static void test_trace_summary_stock(struct results *r)
+{
+	struct trace_recs rs = { 0 };
+	struct trace_summary s;
+	struct trace_rec *rec;
+
+	r->test = "trace_summarize (stock kernel)";
+	rs.formats = 1u << TR_ALLOC_START | 1u << TR_ALLOC_FINISH | 1u << TR_MIGRATE;
+	rec = add_rec(&rs, TR_ALLOC_START, 10, 3);
+	snprintf(rec->u.start.area, TRACE_AREA_MAX, "reserved");
+	rec = add_rec(&rs, TR_MIGRATE, 20, 3);
+	rec->u.migrate.contig_range = true;
+	rec->u.migrate.succeeded = 12;
+	rec = add_rec(&rs, TR_MIGRATE, 21, 4);	/* another task's */
+	rec->u.migrate.contig_range = true;
+	rec->u.migrate.succeeded = 5;
+	rec = add_rec(&rs, TR_ALLOC_FINISH, 30, 3);
+	snprintf(rec->u.finish.area, TRACE_AREA_MAX, "reserved");
+	add_alloc(&rs, "reserved", 3, 40, 50, 2, 0);
+	add_alloc(&rs, "reserved", 3, 60, 70, 2, -12);
+	add_alloc(&rs, "reserved", 5, 80, 90, 2, -12);
+	add_alloc(&rs, "reserved", 5, 100, 110, 2, -16);
+	/* Linux 6.1's event: no errorno, a NULL page */
+	add_alloc(&rs, "reserved", 6, 120, 130, 2, 0);
+	rs.rec[rs.nr - 1].u.finish.err_known = false;
+	rs.rec[rs.nr - 1].u.finish.failed = true;
+	if (trace_summarize(&rs, &s)) {
+		CHECK(r, false, "trace_summarize failed");
+		trace_recs_free(&rs);
+		return;
+	}
+	CHECK(r, s.formats == rs.formats, "formats carried over");
+	CHECK(r, s.nr_errnos == 3 && s.errnos[0].err == -12 && s.errnos[0].count == 2 &&
+		 s.errnos[1].err == 0 && s.errnos[2].err == -16 && s.errnos[2].count == 1,
+	      "failed requests by errorno, most first, 0 for not recorded");
+	CHECK_U64(r, "failed", 4, s.failed);
+	CHECK_U64(r, "allocations that migrated", 1, s.allocs_migrating);
+	/* 0, 0, 0, 0, 0, 12: nearest rank 3 of 6 */
+	CHECK_U64(r, "pages migrated per allocation p50", 0, s.migrated_per_alloc_p50);
+	CHECK_U64(r, "pages migrated per allocation max", 12, s.migrated_per_alloc_max);
+	CHECK_U64(r, "pages migrated (every contig_range call)", 17, s.pages_migrated);
+	trace_summary_free(&s);
+	trace_recs_free(&rs);
+}
+
 static void test_trace_all(struct results *r, const char *fixtures)
 {
 	test_trace_summary(r);
+	test_trace_summary_stock(r);
 	test_trace_stats_lost(r);
 	test_trace_stats_unread(r);
 	test_trace_drain_capped(r);

@@ -56,7 +56,8 @@ qemu-test:
 
 # The debug board: the arm64 kernel built with kernel-patches/configs/
 # debug.config (lockdep with raw-lock nesting, DEBUG_VM, KFENCE sampling every
-# millisecond ...), main suite; the console checker fails on any report.
+# millisecond ...) and arm64-debug.config (PREEMPT_RT, the EFI stub), main
+# suite; the console checker fails on any report.
 # It found the spinlock the attribute-change path took under KFENCE's raw lock.
 DEBUG_BOARDS ?= arm64
 debug-test:
@@ -67,12 +68,12 @@ debug-test:
 # Boards that real kernels look like, as kernel variants (lib.sh
 # config_fragments, KERNEL_VARIANT): arm with LPAE (3-level tables, 2 MiB
 # blocks), arm64 with 64 KiB pages (512 MiB blocks), with the suites that
-# look at the linear map's shape; arm64 with PREEMPT_RT and lockdep, and
-# arm64 with KASAN_SW_TAGS and debug_pagealloc=on, with the main suite;
-# arm64 booted by edk2 through the EFI stub, with firmware carve-outs and
-# KFENCE, main and rodata-full (lib.sh variant_suites; VARIANT_SUITES=
-# picks); built one at a time, booted side by side like qemu-test.
-VARIANT_BOARDS ?= arm:lpae arm64:64k arm64:rt arm64:kasan arm64:uefi
+# look at the linear map's shape; arm64 with KASAN_SW_TAGS and
+# debug_pagealloc=on, with the main suite; the debug kernel (PREEMPT_RT,
+# lockdep, KFENCE, the EFI stub) booted by edk2 with firmware carve-outs,
+# main and rodata-full (lib.sh variant_suites; VARIANT_SUITES= picks);
+# built one at a time, booted side by side like qemu-test.
+VARIANT_BOARDS ?= arm:lpae arm64:64k arm64:kasan arm64:uefi
 variant-test:
 	@for b in $(VARIANT_BOARDS); do \
 		KERNEL_VARIANT=$${b#*:} scripts/kernel-build.sh $${b%%:*} >/dev/null || exit 1; \

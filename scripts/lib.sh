@@ -18,6 +18,17 @@ note() {
 	echo ">> $*" >&2
 }
 
+# The distribution kernel's modules a stock-kernel guest loads, in order
+# (scripts/distro-kernel.sh): virtio-blk over PCI, a driver whose rings a
+# stock kernel allocates from CMA.
+DISTRO_MODULES="drivers/virtio/virtio_pci_modern_dev drivers/virtio/virtio_pci_legacy_dev
+	drivers/virtio/virtio_pci drivers/block/virtio_blk"
+# ... and the device they drive (scripts/qemu-run.sh adds it for a kernel
+# with modules/): iommu_platform=on makes the driver use the DMA API, so its
+# rings (two pages and more) come from dma_alloc_coherent() and so from CMA.
+DISTRO_QEMU_ARGS="-blockdev null-co,node-name=cmablk,read-zeroes=on
+	-device virtio-blk-pci,drive=cmablk,iommu_platform=on,disable-legacy=on"
+
 # apt_update CMD...: CMD (an apt-get update) again after 20, 40 and 80 s
 # while it fails, then carry on with a note: a Debian mirror in the middle
 # of a sync serves index files that do not match their Release file ("File
@@ -78,18 +89,41 @@ distro_default_flavour() {
 	esac
 }
 
+# The kernel a board variant boots: its own (<arch>-VARIANT.config), or
+# for the UEFI board the debug kernel, which has the EFI stub and KFENCE
+# (configs/arm64-debug.config).  kernel_variant ARCH: the variant whose
+# fragment is built; kernel_debug ARCH: 1 for the debug kernel.
+kernel_variant() {
+	case $1:${KERNEL_VARIANT:-} in
+	arm64:uefi) echo "" ;;
+	*) echo "${KERNEL_VARIANT:-}" ;;
+	esac
+}
+
+kernel_debug() {
+	case $1:${KERNEL_VARIANT:-} in
+	arm64:uefi) echo 1 ;;
+	*) echo "${KCONFIG_DEBUG:-0}" ;;
+	esac
+}
+
 # The Kconfig fragments merged over tinyconfig, in order.  With
 # KERNEL_VARIANT=NAME also <arch>-NAME.config (a board that real kernels
 # look like: arm-lpae, arm64-64k); debug.config (lockdep and friends, slow
-# under TCG) only with KCONFIG_DEBUG=1.
+# under TCG) and <arch>-debug.config where there is one, only for the debug
+# kernel (KCONFIG_DEBUG=1).
 config_fragments() {
+	local variant
+	variant=$(kernel_variant "$1")
 	echo "$TOP/kernel-patches/configs/common.config"
 	echo "$TOP/kernel-patches/configs/$1.config"
-	if [ -n "${KERNEL_VARIANT:-}" ]; then
-		echo "$TOP/kernel-patches/configs/$1-$KERNEL_VARIANT.config"
+	if [ -n "$variant" ]; then
+		echo "$TOP/kernel-patches/configs/$1-$variant.config"
 	fi
-	if [ "${KCONFIG_DEBUG:-0}" = 1 ]; then
+	if [ "$(kernel_debug "$1")" = 1 ]; then
 		echo "$TOP/kernel-patches/configs/debug.config"
+		[ ! -f "$TOP/kernel-patches/configs/$1-debug.config" ] ||
+			echo "$TOP/kernel-patches/configs/$1-debug.config"
 	fi
 }
 
@@ -113,6 +147,14 @@ kernel_build_hash() {
 # The kernel's name in the cache: ARCH, then -VARIANT with KERNEL_VARIANT,
 # then -debug with KCONFIG_DEBUG=1 (arm-lpae, arm64-debug).
 kernel_flavour() {
+	local variant
+	variant=$(kernel_variant "$1")
+	echo "$1${variant:+-$variant}$([ "$(kernel_debug "$1")" = 1 ] && echo -debug)"
+}
+
+# The board's name in build/ (its console logs, initramfs, device tree):
+# the kernel's flavour, but the UEFI board's own (arm64-uefi).
+board_flavour() {
 	echo "$1${KERNEL_VARIANT:+-$KERNEL_VARIANT}$([ "${KCONFIG_DEBUG:-0}" = 1 ] && echo -debug)"
 }
 
@@ -225,7 +267,7 @@ variant_suites() {
 	arm:lpae) echo main lowmem-cma forced-split keep-sections-fail ;;
 	arm64:64k) echo rodata-full forced-split ;;
 	# the locking and memory checkers: the whole main suite
-	arm64:rt | arm64:kasan) echo main ;;
+	arm64:kasan) echo main ;;
 	# the firmware's memory map: more memblock regions than split records
 	arm64:uefi) echo main rodata-full ;;
 	*) die "no kernel variant '$2' for $1" ;;

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cmadebug alias: linear-map pages mapped again with a memory type of
- * another cacheability class (debugfs linear_map/alias_check).  Exit
+ * another cacheability class (debugfs linear_map/alias_check; on a live
+ * arm64 kernel without it or ptdump, the tables through /proc/kcore).  Exit
  * status 3 when there is any.
  */
 #include <string.h>
 
 #include "commands.h"
+#include "kcore.h"
 #include "linear_map.h"
 
 /* "a,b,c" as a JSON list of strings (the text form is the line itself). */
@@ -40,22 +42,62 @@ static void emit_opt_string(struct emit *e, const char *key, const char *label,
 		emit_missing(e, key, label);
 }
 
+/* The kernel half walked through /proc/kcore for aliases: EXIT_*. */
+static int alias_kcore(const struct sysroot *sr, struct alias_report *rep,
+		       bool forced)
+{
+	struct kcore_linear lin;
+	const char *why;
+	struct kcore k;
+	int ret;
+
+	if (kcore_open(&k, &why)) {
+		/* mounting debugfs is the likelier remedy */
+		if (!forced && !sysroot_has(sr, FS_DEBUGFS))
+			return sysroot_unmounted_error(FS_DEBUGFS);
+		err_msg("alias: %s%s", forced ? "--kcore: " :
+			"no linear_map/alias_check in debugfs, and ", why);
+		return EXIT_ENV;
+	}
+	ret = kcore_linear_map(&k, &lin);
+	if (!ret) {
+		ret = kcore_aliases(&k, &lin, rep);
+		kcore_linear_free(&lin);
+	}
+	kcore_close(&k);
+	if (ret) {
+		err_msg("alias: /proc/kcore: the kernel's tables cannot be walked (%s)",
+			strerror(-ret));
+		return EXIT_ENV;
+	}
+	return EXIT_OK;
+}
+
 int cmd_alias(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct emit *e = ctx->out;
 	struct alias_report rep;
 	struct cmd_args args;
 	struct sysroot *sr = ctx->sr;
+	bool kcore;
 	int ret;
 
 	ret = cmd_start(ctx, "alias", argc, argv, &args);
 	if (ret >= 0)
 		return ret;
-	ret = alias_load(sr, &rep);
+	kcore = args.kcore || kcore_instead(sr, true);
+	if (kcore && !sr->live) {
+		err_msg("alias: --kcore reads the live kernel's /proc/kcore, not a captured tree");
+		return EXIT_USAGE;
+	}
+	ret = kcore ? alias_kcore(sr, &rep, args.kcore) : alias_load(sr, &rep);
 	if (ret)
 		return ret;
 
 	emit_object_begin(e, NULL);
+	/* only then: alias_check's output stays as it was before kcore */
+	if (kcore)
+		emit_string(e, "source", "Source", "kcore");
 	emit_list_begin(e, "conflicts");
 	for (unsigned int i = 0; i < rep.nr; i++) {
 		const struct alias_conflict *c = &rep.c[i];

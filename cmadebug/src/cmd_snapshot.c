@@ -16,6 +16,7 @@
 
 #include "cma.h"
 #include "commands.h"
+#include "kcore.h"
 #include "stock.h"
 
 #define SNAPSHOT_SCHEMA		"cmadebug-snapshot"
@@ -26,6 +27,7 @@ enum probe_kind {
 	PROBE_CMA,	/* debugfs cma/ (CONFIG_CMA_DEBUGFS) */
 	PROBE_AREA,	/* a file of the first area: cma/<area>/PROBE */
 	PROBE_DEBUGFS,	/* a debugfs file: PROBE or PROBE_ALT */
+	PROBE_TABLES,	/* the same, or else arm64's tables through /proc/kcore */
 	PROBE_TRACEFS,	/* tracefs is mounted */
 };
 
@@ -45,11 +47,13 @@ static const struct snapshot_part parts[] = {
 	{ "failures", PROBE_AREA, "failures", NULL,
 	  "failures: the cmadebug CMA failure patches (debugfs cma/<area>/failures)" },
 	{ "events", PROBE_TRACEFS, NULL, NULL, "events: tracefs is not mounted" },
-	{ "splits", PROBE_DEBUGFS, "linear_map/layout", "kernel_page_tables",
+	{ "splits", PROBE_TABLES, "linear_map/layout", "kernel_page_tables",
 	  "splits: the linear_map patches (debugfs linear_map/layout) or ptdump "
-	  "(debugfs kernel_page_tables, CONFIG_PTDUMP_DEBUGFS)" },
-	{ "alias", PROBE_DEBUGFS, "linear_map/alias_check", NULL,
-	  "alias: the linear_map patches (debugfs linear_map/alias_check)" },
+	  "(debugfs kernel_page_tables, CONFIG_PTDUMP_DEBUGFS), or on arm64 a "
+	  "readable /proc/kcore (CONFIG_PROC_KCORE, live only)" },
+	{ "alias", PROBE_TABLES, "linear_map/alias_check", NULL,
+	  "alias: the linear_map patches (debugfs linear_map/alias_check), or "
+	  "on arm64 a readable /proc/kcore (CONFIG_PROC_KCORE, live only)" },
 };
 
 /* A one-line kernel file (version, command line) as a string, or null. */
@@ -84,9 +88,14 @@ static bool part_available(const struct sysroot *sr,
 	case PROBE_TRACEFS:
 		return sysroot_has(sr, FS_TRACEFS);
 	case PROBE_DEBUGFS:
-		return sysroot_exists(sr, FS_DEBUGFS, part->probe) ||
-		       (part->probe_alt &&
-			sysroot_exists(sr, FS_DEBUGFS, part->probe_alt));
+	case PROBE_TABLES:
+		if (sysroot_exists(sr, FS_DEBUGFS, part->probe) ||
+		    (part->probe_alt &&
+		     sysroot_exists(sr, FS_DEBUGFS, part->probe_alt)))
+			return true;
+		return part->kind == PROBE_TABLES &&
+		       kcore_instead(sr, !strcmp(part->key, "alias")) &&
+		       kcore_readable();
 	case PROBE_AREA:
 		if (stock_cma_wanted(sr))
 			return false;

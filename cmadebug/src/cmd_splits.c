@@ -2,9 +2,13 @@
 /*
  * cmadebug splits: the linear map by entry size, the splits the kernel
  * recorded by cause, and the attribute changes by cause.  From debugfs
- * linear_map/; on a kernel without it, the layout alone from ptdump.
+ * linear_map/; on a kernel without it, the layout alone from ptdump, or on
+ * a live arm64 kernel without either from its tables through /proc/kcore.
  */
+#include <string.h>
+
 #include "commands.h"
+#include "kcore.h"
 #include "linear_map.h"
 
 /* An entry size the level's name gives, or null. */
@@ -90,6 +94,62 @@ static void emit_attr_changes(struct emit *e, const struct lm_attr_changes *a)
 	emit_list_end(e);
 }
 
+/* The layout and the page-mapped runs through /proc/kcore: EXIT_*. */
+static int splits_kcore(const struct sysroot *sr, struct emit *e, bool forced)
+{
+	struct kcore_linear lin;
+	const char *why;
+	struct kcore k;
+	int ret;
+
+	if (!sr->live) {
+		err_msg("splits: --kcore reads the live kernel's /proc/kcore, not a captured tree");
+		return EXIT_USAGE;
+	}
+	if (kcore_open(&k, &why)) {
+		/* mounting debugfs is the likelier remedy */
+		if (!forced && !sysroot_has(sr, FS_DEBUGFS))
+			return sysroot_unmounted_error(FS_DEBUGFS);
+		err_msg("splits: %s%s", forced ? "--kcore: " :
+			"no linear_map/ or kernel_page_tables in debugfs, and ", why);
+		return EXIT_ENV;
+	}
+	ret = kcore_linear_map(&k, &lin);
+	kcore_close(&k);
+	if (ret) {
+		err_msg("splits: /proc/kcore: the linear map's tables cannot be walked (%s)",
+			strerror(-ret));
+		return EXIT_ENV;
+	}
+	emit_object_begin(e, NULL);
+	emit_layout(e, &lin.layout);
+	emit_uint(e, "page_mapped_bytes", "Mapped with pages", FMT_SIZE,
+		  lin.page_bytes);
+	emit_list_begin(e, "page_ranges");
+	for (unsigned int i = 0; i < lin.nr_run; i++) {
+		const struct kcore_run *r = &lin.run[i];
+
+		if (!r->page)
+			continue;
+		emit_object_begin(e, NULL);
+		emit_uint(e, "addr", "PAGES_AT", FMT_HEX, r->va);
+		emit_uint(e, "phys", "PHYS", FMT_HEX, r->pa);
+		emit_uint(e, "size_bytes", "SIZE", FMT_SIZE, r->size);
+		emit_string(e, "type", "TYPE", kcore_memtype_name(r->attrindx));
+		emit_object_end(e);
+	}
+	emit_list_end(e);
+	/* The tables show the result, not what split it nor why. */
+	emit_missing(e, "splits", "Split records");
+	emit_missing(e, "nr_splits", NULL);
+	emit_missing(e, "dropped", NULL);
+	emit_missing(e, "totals", NULL);
+	emit_missing(e, "attr_changes", "Attribute changes");
+	emit_object_end(e);
+	kcore_linear_free(&lin);
+	return EXIT_OK;
+}
+
 int cmd_splits(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct lm_attr_changes changes;
@@ -104,6 +164,8 @@ int cmd_splits(struct cmd_ctx *ctx, int argc, char **argv)
 	ret = cmd_start(ctx, "splits", argc, argv, &args);
 	if (ret >= 0)
 		return ret;
+	if (args.kcore || kcore_instead(sr, false))
+		return splits_kcore(sr, e, args.kcore);
 	/* Everything is read before anything is printed: no half output. */
 	ret = layout_load(sr, &layout);
 	if (ret)

@@ -65,6 +65,10 @@ int cmd_parse_args(const struct command *cmd, int argc, char **argv,
 			i++;
 			continue;
 		}
+		if ((cmd->accepts & ARG_KCORE) && !strcmp(a, "--kcore")) {
+			args->kcore = true;
+			continue;
+		}
 		if ((cmd->accepts & ARG_AREA) && a[0] != '-' && !args->area) {
 			args->area = a;
 			continue;

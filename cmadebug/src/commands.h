@@ -23,6 +23,7 @@ enum {
 	ARG_WIDTH = 1 << 2,	/* --width N */
 	ARG_OUTPUT = 1 << 3,	/* -o FILE */
 	ARG_COLUMNS = 1 << 4,	/* -o, --columns LIST (text tables) */
+	ARG_KCORE = 1 << 5,	/* --kcore: arm64's tables through /proc/kcore */
 };
 
 #define MAP_WIDTH_DEFAULT	64
@@ -44,6 +45,7 @@ struct cmd_args {
 	unsigned int width;	/* characters of a map strip */
 	const char *output;	/* -o FILE */
 	const char *columns;	/* -o LIST: "NAME,USED" */
+	bool kcore;		/* --kcore */
 };
 
 int cmd_areas(struct cmd_ctx *ctx, int argc, char **argv);

@@ -256,6 +256,38 @@ static const struct ptdump_level *ptdump_levels(const struct ptdump_arch *arch,
 	return arm64_4k_levels;
 }
 
+int lm_layout_init_arm64(struct lm_layout *layout, uint64_t page_size,
+			 const char *source)
+{
+	const struct ptdump_level *levels = page_size == 65536 ? arm64_64k_levels :
+					    page_size == 16384 ? arm64_16k_levels :
+					    page_size == 4096 ? arm64_4k_levels : NULL;
+
+	memset(layout, 0, sizeof(*layout));
+	if (!levels)
+		return -EINVAL;
+	layout->source = source;
+	layout->nr = ARRAY_SIZE(arm64_4k_levels);
+	for (unsigned int i = 0; i < layout->nr; i++) {
+		strcpy(layout->level[i].name, levels[i].name);
+		layout->level[i].size = lm_level_size(levels[i].name);
+	}
+	return 0;
+}
+
+int lm_layout_add(struct lm_layout *layout, uint64_t entry_size,
+		  uint64_t bytes)
+{
+	for (unsigned int i = 0; i < layout->nr; i++) {
+		if (layout->level[i].size == entry_size) {
+			layout->level[i].bytes += bytes;
+			layout->mapped += bytes;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
 /* One line of the linear map's section into LAYOUT's level of its size. */
 static int ptdump_line(const struct ptdump_arch *arch,
 		       const struct ptdump_level *levels, unsigned int nr_levels,

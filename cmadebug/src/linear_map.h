@@ -29,7 +29,7 @@ struct lm_level {
 };
 
 struct lm_layout {
-	const char *source;	/* "linear_map" or "ptdump" */
+	const char *source;	/* "linear_map", "ptdump" or "kcore" */
 	unsigned int nr;
 	struct lm_level level[LM_LEVELS_MAX];	/* largest first */
 	uint64_t mapped;	/* sum of the levels */
@@ -58,6 +58,16 @@ int layout_parse(const char *buf, size_t len, struct lm_layout *layout);
  * whose range is not a multiple of its entry size.
  */
 int ptdump_layout_parse(const char *buf, size_t len, struct lm_layout *layout);
+
+/*
+ * An arm64 layout of PAGE_SIZE's levels (the names above), nothing mapped
+ * yet; -EINVAL for another page size.  SOURCE: a static string.
+ */
+int lm_layout_init_arm64(struct lm_layout *layout, uint64_t page_size,
+			 const char *source);
+/* BYTES mapped with entries of ENTRY_SIZE; -EINVAL if no level has it. */
+int lm_layout_add(struct lm_layout *layout, uint64_t entry_size,
+		  uint64_t bytes);
 
 /* "1M" -> 1048576, "64k" -> 65536; 0 when NAME is not a size. */
 uint64_t lm_level_size(const char *name);

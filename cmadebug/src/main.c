@@ -56,18 +56,27 @@ static const struct command commands[] = {
 	  "PAGES and USED_PAGES count pages.  Examples:\n"
 	  "  cmadebug bitmap fimc-pool\n"
 	  "  cmadebug bitmap --width 128 --json\n" },
-	{ .name = "splits", .run = cmd_splits,
+	{ .name = "splits", .run = cmd_splits, .accepts = ARG_KCORE,
 	  .summary = "the linear map by entry size; splits and attribute changes by cause",
-	  .usage = "",
+	  .usage = "[--kcore]",
 	  .help =
 	  "From the series' linear_map/ files, or the kernel's ptdump\n"
-	  "(kernel_page_tables) without them.  Examples:\n"
+	  "(kernel_page_tables) without them; on a live arm64 kernel with neither,\n"
+	  "the layout and the ranges mapped with pages from its page tables\n"
+	  "through /proc/kcore (root).\n"
+	  "  --kcore  through /proc/kcore even when debugfs has the others\n"
+	  "Examples:\n"
 	  "  cmadebug splits\n"
-	  "  cmadebug splits --bytes\n" },
-	{ .name = "alias", .run = cmd_alias,
+	  "  cmadebug splits --bytes\n"
+	  "  sudo cmadebug splits --kcore --json\n" },
+	{ .name = "alias", .run = cmd_alias, .accepts = ARG_KCORE,
 	  .summary = "linear-map pages mapped again with another memory type (exit 3)",
-	  .usage = "",
+	  .usage = "[--kcore]",
 	  .help =
+	  "From the series' linear_map/alias_check, or on a live arm64 kernel\n"
+	  "without it and ptdump, from its page tables through /proc/kcore (root):\n"
+	  "non-cacheable mappings of linear-mapped RAM outside the linear map.\n"
+	  "  --kcore  through /proc/kcore even when debugfs has alias_check\n"
 	  "Exit status 3 when a conflict is listed.  Examples:\n"
 	  "  cmadebug alias\n"
 	  "  cmadebug alias --json || echo conflicts\n" },

@@ -54,6 +54,8 @@ def test_framework_present():
     ("cmadebug tlb --ru", ["--runs"]),
     ("cmadebug tlb --events l2", ["l2d_tlb_refill"]),
     ("cmadebug snapshot --o", ["--output"]),
+    ("cmadebug splits --k", ["--kcore"]),
+    ("cmadebug alias -", ["--help", "--kcore"]),
     ("cmadebug failures --s", ["--since"]),
     ("cmadebug --root /tmp trace rec", ["record"]),
     ("cmadebug he", ["help"]),

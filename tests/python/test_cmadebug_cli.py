@@ -841,3 +841,30 @@ def test_stock_log_line_cut_short_is_named(cmadebug_bin, tmp_path):
     log = root / "var/log/dmesg"
     log.write_text(log.read_text() + "[    9.000000] cma: Reserved 32 MiB at 0x7bc0\n"[:-12] + "\n")
     assert_env_error(run(cmadebug_bin, "--root", str(root), "areas"), "var/log/dmesg", "does not parse")
+
+
+@pytest.mark.parametrize("fixture", [f for f in STOCK if (FIXTURES / f / "expected" / "splits-kcore.json").exists()])
+def test_stock_kcore_layout_is_the_linear_map(fixture):
+    """On Debian's arm64 kernel (no linear_map/, no ptdump) the guest's
+    'cmadebug splits' walked the tables through /proc/kcore: the levels add
+    up, the page runs add up to what is mapped with pages (Debian's
+    rodata=full maps most of it with pages), and the whole lies between
+    MemTotal and the board's 1 GiB of RAM.  Held to the byte against ptdump
+    on our own arm64 kernel by tests/qemu/linear-map.sh."""
+    d = FIXTURES / fixture
+    doc = json.loads((d / "expected" / "splits-kcore.json").read_text())
+    assert doc["source"] == "kcore" and doc["splits"] is None and doc["boot_mapped_bytes"] is None
+    assert sum(level["bytes"] for level in doc["layout"]) == doc["mapped_bytes"]
+    assert [level["level"] for level in doc["layout"]] == ["1G", "32M", "2M", "64k", "4k"]
+    assert sum(r["size_bytes"] for r in doc["page_ranges"]) == doc["page_mapped_bytes"]
+    pages = sum(level["bytes"] for level in doc["layout"] if level["level"] in ("64k", "4k"))
+    assert doc["page_mapped_bytes"] == pages > doc["mapped_bytes"] // 2, "rodata=full: mostly pages"
+    meminfo = (d / "root" / "proc" / "meminfo").read_text()
+    mem_total = int(re.search(r"^MemTotal:\s+(\d+) kB", meminfo, re.M).group(1)) * 1024
+    assert mem_total <= doc["mapped_bytes"] <= 1 << 30
+    schema = json.loads((TOP / "cmadebug" / "schema" / "snapshot-v1.schema.json").read_text())
+    assert errors(doc, {"$ref": "#/$defs/splits"}, schema) == []
+    alias = json.loads((d / "expected" / "alias-kcore.json").read_text())
+    assert alias["source"] == "kcore" and alias["count"] == len(alias["conflicts"])
+    assert (d / "expected" / "alias-kcore.rc").read_text().strip() == ("3" if alias["count"] else "0")
+    assert errors(alias, {"$ref": "#/$defs/alias"}, schema) == []

@@ -296,7 +296,8 @@ def test_overview_cells_of_the_fixture_snapshots(three):
         "linear-map attribute changes": [(None, "dma-remap 1 (1 MiB), 0 failed"), (None, "none"), na_ptdump],
         "alias conflicts (pages mapped twice, different cacheability)":
             [("best", "1 (1 page)"), ("worse", "3 (289 pages)"),
-             ("unknown", "not available (alias: the linear_map patches (debugfs linear_map/alias_check))")],
+             ("unknown", "not available (alias: the linear_map patches (debugfs linear_map/alias_check), "
+                         "or on arm64 a readable /proc/kcore (CONFIG_PROC_KCORE, live only))")],
     }
     tlb = rows.pop("TLB cost of a split (--tlb, same kernel)")
     assert rows == expected

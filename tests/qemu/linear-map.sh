@@ -576,6 +576,50 @@ test_cmadebug_alias_exit_status() {
 	t_eq "exit status after removal (as before injecting)" $before $?
 }
 
+# levels FILE: "LEVEL=BYTES" per layout entry of a --pretty splits document
+levels() {
+	awk '$1 == "\"level\":" { l = $2; gsub(/[",]/, "", l) }
+		$1 == "\"bytes\":" && l != "" { b = $2; gsub(/,/, "", b); print l "=" b; l = "" }' "$1"
+}
+
+# The tables walked through /proc/kcore (what cmadebug reads on a
+# distribution kernel) against ptdump's dump of the same tables, level by
+# level to the byte: ptdump's view from a tree holding only its file.
+test_kcore_layout_equals_ptdump() {
+	mkdir -p /tmp/pt/proc /tmp/pt/sys/kernel/debug
+	echo "debugfs /sys/kernel/debug debugfs rw 0 0" >/tmp/pt/proc/mounts
+	cat /sys/kernel/debug/kernel_page_tables >/tmp/pt/sys/kernel/debug/kernel_page_tables
+	cmadebug --pretty splits --kcore >/tmp/kcore-splits.json 2>/tmp/kcore.err ||
+		t_fail "splits --kcore exit $?: $(cat /tmp/kcore.err)" || return 1
+	cmadebug --pretty --root /tmp/pt splits >/tmp/pt-splits.json ||
+		t_fail "splits from ptdump exit $?" || return 1
+	cmadebug splits --kcore | sed 's/^/# /'
+	t_eq "source" '"source": "kcore",' "$(grep -o '"source": "[a-z_]*",' /tmp/kcore-splits.json)" || return 1
+	t_eq "layout (kcore vs ptdump)" "$(levels /tmp/pt-splits.json | tr '\n' ' ')" \
+		"$(levels /tmp/kcore-splits.json | tr '\n' ' ')" || return 1
+	pages=$(levels /tmp/kcore-splits.json | awk -F= '$1 == "4k" || $1 == "64k" { s += $2 } END { print s + 0 }')
+	t_eq "page_mapped_bytes (4k + 64k)" "$pages" "$(json_value /tmp/kcore-splits.json page_mapped_bytes)"
+}
+
+# alias --kcore finds what alias_check lists with an alias address: the
+# boot's non-coherent buffers and one injected page, the same pfn, pages,
+# addresses and memory types.
+test_kcore_alias_equals_alias_check() {
+	echo 1 >$LM/inject/alias_add || t_fail "alias_add failed" || return 1
+	cat $LM/alias_check >/tmp/alias-k.txt
+	cmadebug alias --kcore >/tmp/alias-kcore.txt 2>&1
+	rc=$?
+	addr=$(sed -n 's/^alias=\(0x[0-9a-f]*\) .*/\1/p' $LM/inject/aliases)
+	echo "$addr" >$LM/inject/alias_remove
+	sed 's/^/# /' /tmp/alias-kcore.txt
+	t_eq "alias --kcore exit status (conflicts)" 3 $rc || return 1
+	sed -n 's/^pfn=\([^ ]*\) pages=\([^ ]*\) linear=\([^ ]*\) linear_type=\([^ ]*\) alias=\(0x[^ ]*\) alias_type=\([^ ]*\) region=\([^ ]*\) .*/\1 \2 \3 \4 \5 \6 \7/p' \
+		/tmp/alias-k.txt | sort >/tmp/alias-k.want
+	awk '$1 ~ /^0x/ { print $1, $2, $3, $4, $5, $6, $7 }' /tmp/alias-kcore.txt | sort >/tmp/alias-k.got
+	[ -s /tmp/alias-k.want ] || t_fail "alias_check listed no alias" || return 1
+	t_eq "conflicts (kcore vs alias_check)" "$(tr '\n' ';' </tmp/alias-k.want)" "$(tr '\n' ';' </tmp/alias-k.got)"
+}
+
 LM_WALK_TESTS="
 	test_walk_rejects_bad_input
 	test_walk_runs_over_range
@@ -601,6 +645,13 @@ LM_ARM_MAIN_TESTS="
 	test_coherent_alloc_traces_attr_change"
 LM_ARM64_MAIN_TESTS="
 	test_noncoherent_buffer_alias_found"
+# on the boards whose linear map holds still between two reads: not with
+# KFENCE (the debug and UEFI boards) or debug_pagealloc=on (the KASAN
+# board, whose shadow also lies where the walk assumes the linear map)
+if [ -r /proc/kcore ] && [ ! -d /sys/kernel/debug/kfence ] &&
+	! grep -qw debug_pagealloc=on /proc/cmdline; then
+	LM_ARM64_MAIN_TESTS="$LM_ARM64_MAIN_TESTS test_kcore_layout_equals_ptdump test_kcore_alias_equals_alias_check"
+fi
 if grep -qw debug_pagealloc=on /proc/cmdline; then
 	LM_ARM64_MAIN_TESTS="$LM_ARM64_MAIN_TESTS test_debug_pagealloc_changes_counted"
 fi

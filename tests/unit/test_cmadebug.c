@@ -31,6 +31,8 @@
 
 /* The trace model's tests (test_trace_all), on the same CHECK macros. */
 #include "test_trace.c"
+/* The /proc/kcore reader's (test_kcore_all). */
+#include "test_kcore.c"
 
 static void test_parse_u64(struct results *r)
 {
@@ -1458,6 +1460,7 @@ int main(int argc, char **argv)
 	test_fixture_layouts_agree(&r, fixtures, "qemu-arm");
 	test_fixture_layouts_agree(&r, fixtures, "qemu-arm64");
 	test_trace_all(&r, fixtures);
+	test_kcore_all(&r);
 	printf("%u passed, %u failed\n", r.passed, r.failed);
 	return r.failed ? 1 : 0;
 }

@@ -47,18 +47,13 @@ static int alias_kcore(const struct sysroot *sr, struct alias_report *rep,
 		       bool forced)
 {
 	struct kcore_linear lin;
-	const char *why;
 	struct kcore k;
 	int ret;
 
-	if (kcore_open(&k, &why)) {
-		/* mounting debugfs is the likelier remedy */
-		if (!forced && !sysroot_has(sr, FS_DEBUGFS))
-			return sysroot_unmounted_error(FS_DEBUGFS);
-		err_msg("alias: %s%s", forced ? "--kcore: " :
-			"no linear_map/alias_check in debugfs, and ", why);
-		return EXIT_ENV;
-	}
+	ret = cmd_kcore_open(sr, "alias", "no linear_map/alias_check in debugfs",
+			     forced, &k);
+	if (ret)
+		return ret;
 	ret = kcore_linear_map(&k, &lin);
 	if (!ret) {
 		ret = kcore_aliases(&k, &lin, rep);
@@ -86,10 +81,6 @@ int cmd_alias(struct cmd_ctx *ctx, int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	kcore = args.kcore || kcore_instead(sr, true);
-	if (kcore && !sr->live) {
-		err_msg("alias: --kcore reads the live kernel's /proc/kcore, not a captured tree");
-		return EXIT_USAGE;
-	}
 	ret = kcore ? alias_kcore(sr, &rep, args.kcore) : alias_load(sr, &rep);
 	if (ret)
 		return ret;

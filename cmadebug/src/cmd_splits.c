@@ -98,22 +98,14 @@ static void emit_attr_changes(struct emit *e, const struct lm_attr_changes *a)
 static int splits_kcore(const struct sysroot *sr, struct emit *e, bool forced)
 {
 	struct kcore_linear lin;
-	const char *why;
 	struct kcore k;
 	int ret;
 
-	if (!sr->live) {
-		err_msg("splits: --kcore reads the live kernel's /proc/kcore, not a captured tree");
-		return EXIT_USAGE;
-	}
-	if (kcore_open(&k, &why)) {
-		/* mounting debugfs is the likelier remedy */
-		if (!forced && !sysroot_has(sr, FS_DEBUGFS))
-			return sysroot_unmounted_error(FS_DEBUGFS);
-		err_msg("splits: %s%s", forced ? "--kcore: " :
-			"no linear_map/ or kernel_page_tables in debugfs, and ", why);
-		return EXIT_ENV;
-	}
+	ret = cmd_kcore_open(sr, "splits",
+			     "no linear_map/ or kernel_page_tables in debugfs",
+			     forced, &k);
+	if (ret)
+		return ret;
 	ret = kcore_linear_map(&k, &lin);
 	kcore_close(&k);
 	if (ret) {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "kcore.h"
 
 int cmd_parse_args(const struct command *cmd, int argc, char **argv,
 		   struct cmd_args *args)
@@ -78,6 +79,26 @@ int cmd_parse_args(const struct command *cmd, int argc, char **argv,
 		return EXIT_USAGE;
 	}
 	return -1;
+}
+
+int cmd_kcore_open(const struct sysroot *sr, const char *name,
+		   const char *absent, bool forced, struct kcore *k)
+{
+	const char *why;
+
+	if (!sr->live) {
+		err_msg("%s: --kcore reads the live kernel's /proc/kcore, not a captured tree",
+			name);
+		return EXIT_USAGE;
+	}
+	if (!kcore_open(k, &why))
+		return EXIT_OK;
+	/* mounting debugfs is the likelier remedy */
+	if (!forced && !sysroot_has(sr, FS_DEBUGFS))
+		return sysroot_unmounted_error(FS_DEBUGFS);
+	err_msg("%s: %s%s%s", name, forced ? "--kcore: " : absent,
+		forced ? "" : ", and ", why);
+	return EXIT_ENV;
 }
 
 int cmd_start(struct cmd_ctx *ctx, const char *name, int argc, char **argv,

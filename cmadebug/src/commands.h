@@ -85,4 +85,14 @@ int cmd_start_areas(struct cmd_ctx *ctx, const char *name, int argc,
 		    char **argv, struct cmd_args *args, struct cma_areas *areas, unsigned int *first,
 		    unsigned int *last);
 
+struct kcore;
+/*
+ * /proc/kcore opened for NAME (splits, alias): 0, or the exit code after
+ * one error line: EXIT_USAGE on a captured tree, EXIT_ENV when it cannot
+ * be read (saying ABSENT, why debugfs was not enough, unless FORCED by
+ * --kcore; or that debugfs is not mounted, the likelier remedy).
+ */
+int cmd_kcore_open(const struct sysroot *sr, const char *name,
+		   const char *absent, bool forced, struct kcore *k);
+
 #endif

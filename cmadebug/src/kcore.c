@@ -106,26 +106,9 @@ int kcore_note_find(const unsigned char *buf, size_t len, const char *name,
 /* Hex digits with or without "0x" (SYMBOL() is "%lx", NUMBER() "0x%lx"). */
 static int parse_hex_any(const char *s, size_t len, uint64_t *v)
 {
-	if (len > 2 && s[0] == '0' && s[1] == 'x') {
-		s += 2;
-		len -= 2;
-	}
-	if (!len || len > 16)
-		return -EINVAL;
-	*v = 0;
-	for (size_t i = 0; i < len; i++) {
-		char c = s[i];
-		unsigned int d;
-
-		if (c >= '0' && c <= '9')
-			d = (unsigned int)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			d = (unsigned int)(c - 'a' + 10);
-		else
-			return -EINVAL;
-		*v = *v << 4 | d;
-	}
-	return 0;
+	if (len > 2 && s[0] == '0' && s[1] == 'x')
+		return parse_hex(s, len, v);
+	return parse_hex_digits(s, len, v);
 }
 
 int vmcoreinfo_parse(const char *buf, size_t len, struct kcore_info *info)

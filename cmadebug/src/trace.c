@@ -140,6 +140,8 @@ int trace_conv_init(struct trace_conv *c, struct tep_handle *tep)
 	}
 	c->contig_range = symbol_value(c->ev[TR_MIGRATE], "reason",
 				       "contig_range");
+	c->finish_errorno = c->ev[TR_ALLOC_FINISH] &&
+			    tep_find_field(c->ev[TR_ALLOC_FINISH], "errorno");
 	return any ? 0 : -ENOENT;
 }
 
@@ -290,7 +292,7 @@ int trace_conv_record(const struct trace_conv *c, struct tep_record *rec,
 		 * Before Linux 6.3 the event has no errorno: a failure is a
 		 * NULL page, and its errno is not known.
 		 */
-		f->err_known = tep_find_field((struct tep_event *)ev, "errorno");
+		f->err_known = c->finish_errorno;
 		if (f->err_known) {
 			f->err = get_s32(&fr, "errorno");
 			f->failed = f->err != 0;

@@ -143,6 +143,7 @@ struct trace_conv {
 	struct tep_handle *tep;
 	struct tep_event *ev[TR_ATTR_CHANGE + 1];
 	int contig_range;	/* the reason value named contig_range, or -1 */
+	bool finish_errorno;	/* cma_alloc_finish has errorno (Linux 6.3 on) */
 };
 
 /* Finds the events in TEP; 0, or -ENOENT if none of them is there. */

@@ -90,13 +90,13 @@ int parse_s64(const char *buf, size_t len, int64_t *val)
 	return 0;
 }
 
-int parse_hex(const char *buf, size_t len, uint64_t *val)
+int parse_hex_digits(const char *buf, size_t len, uint64_t *val)
 {
 	uint64_t x = 0;
 
-	if (len < 3 || buf[0] != '0' || buf[1] != 'x')
+	if (!len)
 		return -EINVAL;
-	for (size_t i = 2; i < len; i++) {
+	for (size_t i = 0; i < len; i++) {
 		char c = buf[i];
 		unsigned int d;
 
@@ -112,6 +112,13 @@ int parse_hex(const char *buf, size_t len, uint64_t *val)
 	}
 	*val = x;
 	return 0;
+}
+
+int parse_hex(const char *buf, size_t len, uint64_t *val)
+{
+	if (len < 3 || buf[0] != '0' || buf[1] != 'x')
+		return -EINVAL;
+	return parse_hex_digits(buf + 2, len - 2, val);
 }
 
 bool key_is(const char *key, size_t klen, const char *want)

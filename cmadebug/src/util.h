@@ -32,6 +32,8 @@ int parse_s64(const char *buf, size_t len, int64_t *val);
 
 /* "0x1f" only (lower-case digits), as the kernel prints pfns and flags. */
 int parse_hex(const char *buf, size_t len, uint64_t *val);
+/* The same digits without the "0x" ("%lx"). */
+int parse_hex_digits(const char *buf, size_t len, uint64_t *val);
 
 /* Whether the KLEN bytes at KEY are the string WANT. */
 bool key_is(const char *key, size_t klen, const char *want);

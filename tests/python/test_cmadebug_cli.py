@@ -868,3 +868,12 @@ def test_stock_kcore_layout_is_the_linear_map(fixture):
     assert alias["source"] == "kcore" and alias["count"] == len(alias["conflicts"])
     assert (d / "expected" / "alias-kcore.rc").read_text().strip() == ("3" if alias["count"] else "0")
     assert errors(alias, {"$ref": "#/$defs/alias"}, schema) == []
+
+
+@pytest.mark.parametrize("command", ["splits", "alias"])
+def test_kcore_is_live_only(cmadebug_bin, command):
+    """A captured tree has no /proc/kcore: --kcore with --root is a usage
+    error, one line naming the command, nothing on standard output."""
+    res = run(cmadebug_bin, "--root", str(FIXTURES / "qemu-arm64" / "root"), command, "--kcore")
+    assert res.returncode == 1 and res.stdout == ""
+    assert res.stderr == f"cmadebug: {command}: --kcore reads the live kernel's /proc/kcore, not a captured tree\n"

@@ -131,9 +131,11 @@ fixtures:
 		rm -rf $(FIXTURES)/qemu-arm-lpae/trace
 	@KERNEL_VARIANT=64k scripts/qemu-run.sh arm64 capture qemu-arm64-64k && \
 		rm -rf $(FIXTURES)/qemu-arm64-64k/trace
-	@# Debian's own arm64 kernel (make distro-test): no CMA debugfs
+	@# Debian's own arm64 and armmp kernels (make distro-test): no CMA debugfs
 	@KERNEL_DIR=$$(scripts/distro-kernel.sh arm64) BOARD_FLAVOUR=arm64-debian-arm64 \
 		scripts/qemu-run.sh arm64 capture qemu-arm64-debian
+	@KERNEL_DIR=$$(scripts/distro-kernel.sh arm armmp) BOARD_FLAVOUR=arm-debian-armmp \
+		scripts/qemu-run.sh arm capture qemu-arm-debian
 
 unit: cmadebug
 	@mkdir -p build/unit

@@ -216,17 +216,23 @@ static void find_page_size(const struct sysroot *sr, struct cma_areas *areas)
 			meminfo_find_kb(buf, len, "CmaTotal", &areas->cma_total_kb.v);
 		free(buf);
 	}
-	if (areas->cma_total_kb.present) {
-		areas->page_size =
-			cma_page_size_from_total(areas->cma_total_kb.v, pages);
-		areas->page_size_source = "meminfo";
-	}
-	if (!areas->page_size && sr->live) {
-		long ps = sysconf(_SC_PAGESIZE);
+	areas->page_size = cma_page_size(sr, &areas->cma_total_kb, pages,
+					 &areas->page_size_source);
+}
 
-		areas->page_size = ps > 0 ? (uint64_t)ps : 0;
-		areas->page_size_source = "live system";
-	}
+uint64_t cma_page_size(const struct sysroot *sr, const struct opt_u64 *cma_total_kb,
+		       uint64_t pages, const char **source)
+{
+	uint64_t size = cma_total_kb->present ?
+			cma_page_size_from_total(cma_total_kb->v, pages) : 0;
+	long ps;
+
+	*source = "meminfo";
+	if (size || !sr->live)
+		return size;
+	ps = sysconf(_SC_PAGESIZE);
+	*source = "live system";
+	return ps > 0 ? (uint64_t)ps : 0;
 }
 
 int cma_areas_load(const struct sysroot *sr, struct cma_areas *areas)

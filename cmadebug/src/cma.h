@@ -131,4 +131,11 @@ int cma_areas_select(const struct cma_areas *areas, const char *name,
  */
 uint64_t cma_page_size_from_total(uint64_t cma_total_kb, uint64_t pages);
 
+/*
+ * That, or on a live system its own page size; 0 when neither is known.
+ * *SOURCE: "meminfo" or "live system".
+ */
+uint64_t cma_page_size(const struct sysroot *sr, const struct opt_u64 *cma_total_kb,
+		       uint64_t pages, const char **source);
+
 #endif

@@ -270,19 +270,90 @@ static void emit_opt_kb(struct emit *e, const char *key, const char *label,
 }
 
 /*
+ * Pages of a zone: in JSON KEY_pages and, when the page size is known,
+ * KEY_bytes; in text a size, or a page count under LABEL_PAGES.
+ */
+static void emit_zone_pages(struct emit *e, const char *key, const char *label,
+			    const struct opt_u64 *pages, uint64_t page_size)
+{
+	char jkey[64], tlabel[64];
+
+	snprintf(jkey, sizeof(jkey), "%s_pages", key);
+	snprintf(tlabel, sizeof(tlabel), "%s_PAGES", label);
+	if (!pages->present) {
+		emit_missing(e, jkey, page_size ? NULL : tlabel);
+	} else {
+		emit_uint(e, jkey, page_size ? NULL : tlabel, FMT_DEC, pages->v);
+	}
+	if (!page_size)
+		return;
+	snprintf(jkey, sizeof(jkey), "%s_bytes", key);
+	if (pages->present)
+		emit_uint(e, jkey, label, FMT_SIZE, pages->v * page_size);
+	else
+		emit_missing(e, jkey, label);
+}
+
+/*
+ * The zones holding CMA pageblocks: zoneinfo's pages and free pages,
+ * pagetypeinfo's pageblocks and free CMA blocks by order.  The largest free
+ * block is a lower bound of the largest free run (maxchunk, which needs
+ * CMA debugfs): a buddy block is contiguous, but runs can be longer.
+ */
+static void emit_stock_zones(struct emit *e, const struct stock_cma *sc)
+{
+	uint64_t ps = sc->page_size;
+
+	emit_list_begin(e, "zones");
+	for (unsigned int i = 0; i < sc->zones.nr; i++) {
+		const struct cma_zone *z = &sc->zones.zone[i];
+		struct opt_u64 largest = { 0 };
+
+		for (unsigned int o = 0; o < z->nr_orders; o++)
+			if (z->free_blocks[o])
+				largest.v = 1ull << o;
+		largest.present = z->nr_orders > 0;
+		emit_object_begin(e, NULL);
+		emit_uint(e, "node", "NODE", FMT_DEC, z->node);
+		emit_string(e, "zone", "ZONE", z->name);
+		emit_zone_pages(e, "cma", "CMA", &z->cma_pages, ps);
+		emit_zone_pages(e, "cma_free", "CMA_FREE", &z->free_pages, ps);
+		emit_counter(e, "cma_pageblocks", "CMA_PAGEBLOCKS", &z->pageblocks);
+		emit_zone_pages(e, "largest_free_cma_block", "LARGEST_FREE_BLOCK",
+				&largest, ps);
+		emit_list_begin(e, "free_cma_blocks_by_order");
+		for (unsigned int o = 0; o < z->nr_orders; o++)
+			emit_uint(e, NULL, NULL, FMT_DEC, z->free_blocks[o]);
+		emit_list_end(e);
+		emit_object_end(e);
+	}
+	emit_list_end(e);
+	emit_counter(e, "pages_per_pageblock", NULL, &sc->zones.pages_per_block);
+	if (ps) {
+		emit_uint(e, "page_size_bytes", NULL, FMT_DEC, ps);
+		emit_string(e, "page_size_source", NULL, sc->page_size_source);
+	} else {
+		emit_missing(e, "page_size_bytes", NULL);
+		emit_missing(e, "page_size_source", NULL);
+	}
+}
+
+/*
  * Which sources were read ("sources") and why the others were not
  * ("not_read", null when every one was).  The same on the live system and
  * on its captured tree (/dev/kmsg there is var/log/dmesg here).
  */
 static void emit_stock_sources_read(struct emit *e, const struct stock_cma *sc)
 {
-	char read[128] = "", why[512] = "";
+	char read[192] = "", why[768] = "";
 	const struct { bool ok; const char *name, *missing; } src[] = {
 		{ sc->dt_path != NULL, SRC_DT, sc->dt_missing },
 		{ sc->log_path != NULL, SRC_LOG, sc->log_missing },
 		{ sc->cma_total_kb.present, "meminfo", "no CmaTotal in /proc/meminfo" },
 		{ sc->vmstat_success.present, "vmstat", "no cma_alloc_success in /proc/vmstat" },
 		{ sc->sysfs, SRC_SYSFS, NULL },	/* CONFIG_CMA_SYSFS: optional */
+		{ !sc->zoneinfo_missing, "zoneinfo", sc->zoneinfo_missing },
+		{ !sc->pagetypeinfo_missing, "pagetypeinfo", sc->pagetypeinfo_missing },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(src); i++) {
@@ -347,6 +418,7 @@ static int areas_stock(struct cmd_ctx *ctx, const struct cmd_args *args)
 	emit_opt_kb(e, "meminfo_cma_free_bytes", "CmaFree (meminfo)", &sc.cma_free_kb);
 	emit_counter(e, "vmstat_cma_alloc_success", "cma_alloc_success (vmstat)", &sc.vmstat_success);
 	emit_counter(e, "vmstat_cma_alloc_fail", "cma_alloc_fail (vmstat)", &sc.vmstat_fail);
+	emit_stock_zones(e, &sc);
 	emit_stock_sources_read(e, &sc);
 	emit_string(e, NULL, "Not available on this kernel",
 		    "used, maxchunk, bitmap per area (CONFIG_CMA_DEBUGFS)");

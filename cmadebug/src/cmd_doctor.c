@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "kcore.h"
 #include "stock.h"
 
 /* The Linux version kernel-patches/ is made for (DESIGN.md: 6.12 LTS). */
@@ -25,6 +26,7 @@ enum probe {
 	PROBE_MOUNT,	/* KIND is mounted */
 	PROBE_DT,	/* the device tree's reserved-memory node (stock kernel) */
 	PROBE_LOG,	/* the kernel log (stock kernel) */
+	PROBE_KCORE,	/* /proc/kcore walks (live, no linear_map/ or ptdump) */
 };
 
 struct check {
@@ -66,20 +68,39 @@ static const struct check checks[] = {
 	  "linear_map/splits", NULL, SERIES " (CONFIG_LINEAR_MAP_DEBUGFS)" },
 	{ "alias", PROBE_FILE, FS_DEBUGFS, "linear_map/alias_check", NULL,
 	  SERIES " (CONFIG_LINEAR_MAP_DEBUGFS)" },
+	{ "splits, alias on a stock kernel: page tables through /proc/kcore", PROBE_KCORE,
+	  FS_ROOT, NULL, NULL, "arm64, CONFIG_PROC_KCORE, root, no lockdown=confidentiality" },
 };
 
+/*
+ * Whether C's view is there; *WHY may say more than C's needs when not.
+ * TRACEFS_WHY: sysroot_tracefs_refused().
+ */
 static bool probe(const struct sysroot *sr, const struct check *c,
-		  const char *area, const struct stock_cma *sc)
+		  const char *area, const struct stock_cma *sc,
+		  const char *tracefs_why, const char **why)
 {
 	char rel[PATH_MAX];
+	struct kcore k;
 
 	switch (c->probe) {
 	case PROBE_MOUNT:
+		if (c->kind == FS_TRACEFS && tracefs_why) {
+			*why = tracefs_why;
+			return false;
+		}
 		return sysroot_has(sr, c->kind);
 	case PROBE_FILE:
-		return sysroot_has(sr, c->kind) &&
-		       (sysroot_exists(sr, c->kind, c->rel) ||
-			(c->alt && sysroot_exists(sr, c->kind, c->alt)));
+		if (!sysroot_has(sr, c->kind) ||
+		    (!sysroot_exists(sr, c->kind, c->rel) &&
+		     !(c->alt && sysroot_exists(sr, c->kind, c->alt))))
+			return false;
+		/* there, but lockdown refuses to record it */
+		if (c->kind == FS_TRACEFS && tracefs_why) {
+			*why = tracefs_why;
+			return false;
+		}
+		return true;
 	case PROBE_AREA:
 		if (!area)
 			return false;
@@ -89,8 +110,37 @@ static bool probe(const struct sysroot *sr, const struct check *c,
 		return sc->dt_path != NULL;
 	case PROBE_LOG:
 		return sc->log_path != NULL;
+	case PROBE_KCORE:
+		if (kcore_open(&k, why))
+			return false;
+		kcore_close(&k);
+		return true;
 	}
 	return false;
+}
+
+/*
+ * "none [integrity] confidentiality" (securityfs lockdown) -> "integrity";
+ * NULL when securityfs is not there to ask.
+ */
+static const char *lockdown_mode(const struct sysroot *sr, char *mode, size_t size)
+{
+	const char *open_br, *close_br;
+	char *buf;
+	size_t len;
+
+	if (!sysroot_has(sr, FS_SYSFS) ||
+	    sysroot_read(sr, FS_SYSFS, "kernel/security/lockdown", &buf, &len))
+		return NULL;
+	open_br = memchr(buf, '[', len);
+	close_br = open_br ? memchr(open_br, ']', len - (size_t)(open_br - buf)) : NULL;
+	if (!close_br || (size_t)(close_br - open_br) > size) {
+		free(buf);
+		return NULL;
+	}
+	snprintf(mode, size, "%.*s", (int)(close_br - open_br - 1), open_br + 1);
+	free(buf);
+	return mode;
 }
 
 static void emit_series(struct emit *e, const struct sysroot *sr)
@@ -132,6 +182,8 @@ int cmd_doctor(struct cmd_ctx *ctx, int argc, char **argv)
 	struct cmd_args args;
 	char **names = NULL;
 	unsigned int missing = 0;
+	const char *tracefs_why;
+	char mode[32];
 	int n = 0, ret;
 
 	ret = cmd_start(ctx, "doctor", argc, argv, &args);
@@ -142,26 +194,36 @@ int cmd_doctor(struct cmd_ctx *ctx, int argc, char **argv)
 		return ret;
 	if (sysroot_has(sr, FS_DEBUGFS))
 		n = sysroot_list_dirs(sr, FS_DEBUGFS, "cma", &names);
+	tracefs_why = sysroot_tracefs_refused(sr);
 	emit_object_begin(e, NULL);
 	emit_list_begin(e, "checks");
 	for (size_t i = 0; i < ARRAY_SIZE(checks); i++) {
-		bool ok = probe(sr, &checks[i], n > 0 ? names[0] : NULL, &sc);
+		const char *needs = checks[i].needs;
+		bool ok;
 
 		/* areas reads them only where CMA debugfs is missing */
 		if ((checks[i].probe == PROBE_DT || checks[i].probe == PROBE_LOG) &&
 		    !stock_cma_wanted(sr))
 			continue;
+		/* splits and alias read kcore only live, on arm64, without the rest */
+		if (checks[i].probe == PROBE_KCORE && !kcore_instead(sr, false))
+			continue;
+		ok = probe(sr, &checks[i], n > 0 ? names[0] : NULL, &sc,
+			   tracefs_why, &needs);
 
 		missing += !ok;
 		emit_object_begin(e, NULL);
 		emit_string(e, "view", "VIEW", checks[i].name);
 		emit_bool(e, "available", "AVAILABLE", ok);
-		emit_string(e, "needs", NULL, checks[i].needs);
-		emit_string(e, NULL, "MISSING: WHAT ADDS IT", ok ? "-" : checks[i].needs);
+		emit_string(e, "needs", NULL, needs);
+		emit_string(e, NULL, "MISSING: WHAT ADDS IT", ok ? "-" : needs);
 		emit_object_end(e);
 	}
 	emit_list_end(e);
 	emit_uint(e, "missing", "Missing", FMT_DEC, missing);
+	/* only where securityfs says: trees captured before it lack the file */
+	if (lockdown_mode(sr, mode, sizeof(mode)))
+		emit_string(e, "lockdown", "Lockdown", mode);
 	emit_series(e, sr);
 	emit_object_end(e);
 	strv_free(names, n > 0 ? (size_t)n : 0);

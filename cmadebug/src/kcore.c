@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "kcore.h"
@@ -488,9 +489,17 @@ int kcore_aliases(const struct kcore *k, const struct kcore_linear *lin,
 	return ret;
 }
 
+/* The walk reads arm64's tables: a 32-bit arm kernel has nothing to find. */
+static bool machine_is_arm64(void)
+{
+	struct utsname u;
+
+	return !uname(&u) && !strcmp(u.machine, "aarch64");
+}
+
 bool kcore_instead(const struct sysroot *sr, bool alias)
 {
-	if (!sr->live)
+	if (!sr->live || !machine_is_arm64())
 		return false;
 	if (alias)
 		return !sysroot_exists(sr, FS_DEBUGFS, "linear_map/alias_check");

@@ -129,7 +129,7 @@ int kcore_aliases(const struct kcore *k, const struct kcore_linear *lin,
 
 /*
  * Whether splits (ALIAS false) or alias reads the tables through
- * /proc/kcore: on the live system, when debugfs has neither linear_map/ nor
+ * /proc/kcore: on a live arm64 system, when debugfs has neither linear_map/ nor
  * kernel_page_tables (splits), or no linear_map/alias_check (alias).
  */
 bool kcore_instead(const struct sysroot *sr, bool alias);

@@ -682,3 +682,18 @@ void sysroot_close(struct sysroot *sr)
 		close(sr->root_fd);
 	sr->root_fd = -1;
 }
+
+const char *sysroot_tracefs_refused(const struct sysroot *sr)
+{
+	char *buf;
+	size_t len;
+	int ret;
+
+	if (!sr->live || !sysroot_has(sr, FS_TRACEFS))
+		return NULL;
+	ret = sysroot_read(sr, FS_TRACEFS, "tracing_on", &buf, &len);
+	if (!ret)
+		free(buf);
+	return ret == -EPERM ?
+	       "permission denied (kernel lockdown=confidentiality forbids tracefs)" : NULL;
+}

@@ -97,6 +97,15 @@ int sysroot_read_error(const struct sysroot *sr, enum fs_kind kind,
 int sysroot_content_error(const struct sysroot *sr, enum fs_kind kind,
 			  const char *rel, const char *what);
 
+/*
+ * Why the live system's tracefs cannot be used though it is mounted, or
+ * NULL.  Lockdown raised to confidentiality after boot leaves the events'
+ * format files readable but refuses the files that record
+ * (tracing_check_open_get_tr(): tracing_on, trace_pipe_raw) with EPERM;
+ * raised at boot, tracefs makes no files at all.  NULL for a tree.
+ */
+const char *sysroot_tracefs_refused(const struct sysroot *sr);
+
 /* The one error line for an unmounted KIND (with how to mount it): EXIT_ENV. */
 int sysroot_unmounted_error(enum fs_kind kind);
 

@@ -153,6 +153,206 @@ int cma_log_parse(const char *buf, size_t len, struct cma_log *log)
 	return 0;
 }
 
+/*
+ * "Node 0, zone      DMA" (zoneinfo, pagetypeinfo's blocks) or "Node 0,
+ * zone DMA, type CMA ..." (its free lists): NODE and NAME, *P after the
+ * name.  -ENOENT for a line that is not a zone's.
+ */
+static int zone_header(const char **p, const char *end, unsigned int *node,
+		       char *name)
+{
+	const char *w;
+	size_t wlen;
+	uint64_t v;
+
+	if (!next_word(p, end, &w, &wlen) || !key_is(w, wlen, "Node"))
+		return -ENOENT;
+	if (!next_word(p, end, &w, &wlen) || wlen < 2 || w[wlen - 1] != ',' ||
+	    parse_u64(w, wlen - 1, &v) || v > UINT32_MAX)
+		return -EINVAL;
+	*node = (unsigned int)v;
+	if (!next_word(p, end, &w, &wlen) || !key_is(w, wlen, "zone") ||
+	    !next_word(p, end, &w, &wlen))
+		return -EINVAL;
+	if (w[wlen - 1] == ',')
+		wlen--;
+	if (!wlen || wlen >= CMA_ZONE_NAME)
+		return -EINVAL;
+	memcpy(name, w, wlen);
+	name[wlen] = '\0';
+	return 0;
+}
+
+/* The zone NODE/NAME, added when ADD; NULL when absent or no room. */
+static struct cma_zone *zone_get(struct cma_zones *z, unsigned int node,
+				 const char *name, bool add)
+{
+	for (unsigned int i = 0; i < z->nr; i++)
+		if (z->zone[i].node == node && !strcmp(z->zone[i].name, name))
+			return &z->zone[i];
+	if (!add || z->nr == CMA_ZONE_MAX)
+		return NULL;
+	z->zone[z->nr].node = node;
+	snprintf(z->zone[z->nr].name, sizeof(z->zone[z->nr].name), "%s", name);
+	return &z->zone[z->nr++];
+}
+
+/* The rest of a line is one number: "cma      12288". */
+static int line_u64(const char *p, const char *end, struct opt_u64 *val)
+{
+	const char *w;
+	size_t wlen;
+
+	if (!next_word(&p, end, &w, &wlen) || parse_u64(w, wlen, &val->v) ||
+	    next_word(&p, end, &w, &wlen))
+		return -EINVAL;
+	val->present = true;
+	return 0;
+}
+
+static bool zone_has_cma(const struct cma_zone *zone)
+{
+	return zone->cma_pages.v || zone->free_pages.v || zone->pageblocks.v ||
+	       zone->nr_orders;
+}
+
+int zoneinfo_cma_parse(const char *buf, size_t len, struct cma_zones *z)
+{
+	const char *p = buf, *end = buf + len, *line;
+	struct cma_zone *zone = NULL;
+	size_t llen;
+
+	while (next_line(&p, end, &line, &llen)) {
+		const char *q = line, *lend = line + llen, *w;
+		char name[CMA_ZONE_NAME];
+		unsigned int node;
+		size_t wlen;
+		int ret = zone_header(&q, lend, &node, name);
+
+		if (!ret) {
+			if (next_word(&q, lend, &w, &wlen))
+				return -EINVAL;
+			/* keep zones with CMA only: a NUMA machine has many */
+			if (zone && zone == &z->zone[z->nr - 1] && !zone_has_cma(zone))
+				memset(&z->zone[--z->nr], 0, sizeof(*zone));
+			zone = zone_get(z, node, name, true);
+			if (!zone)
+				return -E2BIG;
+			continue;
+		}
+		if (ret != -ENOENT)
+			return ret;
+		q = line;
+		if (!zone || !next_word(&q, lend, &w, &wlen))
+			continue;
+		if (key_is(w, wlen, "cma") && line_u64(q, lend, &zone->cma_pages))
+			return -EINVAL;
+		if (key_is(w, wlen, "nr_free_cma") && line_u64(q, lend, &zone->free_pages))
+			return -EINVAL;
+	}
+	if (zone && zone == &z->zone[z->nr - 1] && !zone_has_cma(zone))
+		memset(&z->zone[--z->nr], 0, sizeof(*zone));
+	return 0;
+}
+
+/* "Number of blocks type     Unmovable ... CMA ..." -> CMA's column. */
+static int blocks_cma_column(const char *p, const char *end, int *col)
+{
+	const char *w;
+	size_t wlen;
+	int i = 0;
+
+	*col = -1;
+	for (int skip = 0; skip < 4; skip++)	/* Number of blocks type */
+		if (!next_word(&p, end, &w, &wlen))
+			return -EINVAL;
+	while (next_word(&p, end, &w, &wlen)) {
+		if (key_is(w, wlen, "CMA"))
+			*col = i;
+		i++;
+	}
+	return 0;
+}
+
+int pagetypeinfo_cma_parse(const char *buf, size_t len, struct cma_zones *z)
+{
+	enum { OTHER, FREE_LISTS, BLOCKS } section = OTHER;
+	const char *p = buf, *end = buf + len, *line;
+	int cma_col = -1;
+	size_t llen;
+
+	while (next_line(&p, end, &line, &llen)) {
+		const char *q = line, *lend = line + llen, *w;
+		char name[CMA_ZONE_NAME];
+		struct cma_zone *zone;
+		unsigned int node;
+		size_t wlen;
+		int ret;
+
+		if (llen > 16 && !memcmp(line, "Pages per block:", 16)) {
+			if (line_u64(line + 16, lend, &z->pages_per_block))
+				return -EINVAL;
+			continue;
+		}
+		if (llen >= 10 && !memcmp(line, "Free pages", 10)) {
+			section = FREE_LISTS;
+			continue;
+		}
+		if (llen >= 21 && !memcmp(line, "Number of blocks type", 21)) {
+			if (blocks_cma_column(line, lend, &cma_col))
+				return -EINVAL;
+			section = BLOCKS;
+			continue;
+		}
+		ret = zone_header(&q, lend, &node, name);
+		if (ret == -ENOENT) {
+			section = OTHER;	/* a blank line ends a section */
+			continue;
+		}
+		if (ret)
+			return ret;
+		if (section == FREE_LISTS) {
+			unsigned int order = 0;
+
+			if (!next_word(&q, lend, &w, &wlen) || !key_is(w, wlen, "type") ||
+			    !next_word(&q, lend, &w, &wlen))
+				return -EINVAL;
+			uint64_t blocks[CMA_ORDER_MAX], any = 0;
+
+			if (!key_is(w, wlen, "CMA"))
+				continue;
+			while (next_word(&q, lend, &w, &wlen)) {
+				if (order == CMA_ORDER_MAX ||
+				    parse_u64(w, wlen, &blocks[order]))
+					return -EINVAL;
+				any |= blocks[order++];
+			}
+			/* a zone without CMA lists a CMA row of zeroes too */
+			zone = zone_get(z, node, name, any);
+			if (!zone && any)
+				return -E2BIG;
+			if (!zone)
+				continue;
+			memcpy(zone->free_blocks, blocks, order * sizeof(*blocks));
+			zone->nr_orders = order;
+		} else if (section == BLOCKS && cma_col >= 0) {
+			uint64_t v = 0;
+
+			for (int i = 0; i <= cma_col; i++)
+				if (!next_word(&q, lend, &w, &wlen) || parse_u64(w, wlen, &v))
+					return -EINVAL;
+			zone = zone_get(z, node, name, v);
+			if (!zone && v)
+				return -E2BIG;
+			if (!zone)
+				continue;
+			zone->pageblocks.present = true;
+			zone->pageblocks.v = v;
+		}
+	}
+	return 0;
+}
+
 int dt_cells_parse(const char *buf, size_t len, unsigned int cells,
 		   unsigned int index, uint64_t *val)
 {
@@ -464,6 +664,55 @@ static void load_counters(const struct sysroot *sr, struct stock_cma *sc)
 	}
 }
 
+/*
+ * One of the zone files: parsed into sc->zones, or *MISSING says why not
+ * (root only, absent).  A file that is there but garbled is an error.
+ */
+static int load_zone_file(const struct sysroot *sr, struct stock_cma *sc,
+			  const char *rel, const char **missing,
+			  int (*parse)(const char *, size_t, struct cma_zones *))
+{
+	char *buf;
+	size_t len;
+	int ret = sysroot_read(sr, FS_ROOT, rel, &buf, &len);
+
+	if (ret == -EACCES || ret == -EPERM) {
+		*missing = "permission denied (root only)";
+		return EXIT_OK;
+	}
+	if (ret) {
+		*missing = sr->live ? "cannot be read" : "not in the tree";
+		return EXIT_OK;
+	}
+	ret = parse(buf, len, &sc->zones);
+	free(buf);
+	if (ret == -E2BIG)
+		return sysroot_content_error(sr, FS_ROOT, rel, "more zones with CMA than cmadebug holds");
+	if (ret)
+		return sysroot_content_error(sr, FS_ROOT, rel, "a zone's CMA line does not parse");
+	return EXIT_OK;
+}
+
+static int load_zones(const struct sysroot *sr, struct stock_cma *sc)
+{
+	uint64_t cma_pages = 0;
+	int ret;
+
+	ret = load_zone_file(sr, sc, "proc/zoneinfo", &sc->zoneinfo_missing,
+			     zoneinfo_cma_parse);
+	if (!ret)
+		ret = load_zone_file(sr, sc, "proc/pagetypeinfo",
+				     &sc->pagetypeinfo_missing, pagetypeinfo_cma_parse);
+	if (ret)
+		return ret;
+	/* zoneinfo counts pages: CmaTotal says how big one is (cma.c too) */
+	for (unsigned int i = 0; i < sc->zones.nr; i++)
+		cma_pages += sc->zones.zone[i].cma_pages.v;
+	sc->page_size = cma_page_size(sr, &sc->cma_total_kb, cma_pages,
+				      &sc->page_size_source);
+	return EXIT_OK;
+}
+
 static int cmp_area(const void *x, const void *y)
 {
 	const struct stock_area *a = x, *b = y;
@@ -492,7 +741,10 @@ int stock_cma_load(const struct sysroot *sr, struct stock_cma *sc)
 	if (sc->nr)
 		qsort(sc->area, sc->nr, sizeof(*sc->area), cmp_area);
 	load_counters(sr, sc);
-	return EXIT_OK;
+	ret = load_zones(sr, sc);
+	if (ret)
+		stock_cma_free(sc);
+	return ret;
 }
 
 void stock_cma_free(struct stock_cma *sc)

@@ -11,7 +11,10 @@
  *     at B" (the cma= area, which mainline names "reserved"), "cma: CMA area
  *     NAME could not be activated";
  *   - /proc/meminfo CmaTotal/CmaFree, /proc/vmstat cma_alloc_success/fail,
- *     sysfs mm/cma/<area>/alloc_pages_{success,fail} (CONFIG_CMA_SYSFS).
+ *     sysfs mm/cma/<area>/alloc_pages_{success,fail} (CONFIG_CMA_SYSFS);
+ *   - per zone: /proc/zoneinfo's "cma" (pages in CMA pageblocks) and
+ *     "nr_free_cma", /proc/pagetypeinfo's CMA pageblocks and free CMA
+ *     blocks by order (the largest is a lower bound of the largest free run).
  * A field no source gives is unknown, never guessed.  Parsers take buffers.
  */
 #ifndef CMADEBUG_STOCK_H
@@ -83,6 +86,41 @@ bool dt_strings_have(const char *buf, size_t len, const char *want);
 int kernel_version_parse(const char *buf, size_t len, unsigned int *major,
 			 unsigned int *minor);
 
+#define CMA_ZONE_MAX	16
+#define CMA_ORDER_MAX	32
+#define CMA_ZONE_NAME	16
+
+/* One zone's CMA pages: zoneinfo's and pagetypeinfo's views of it. */
+struct cma_zone {
+	unsigned int node;
+	char name[CMA_ZONE_NAME];
+	struct opt_u64 cma_pages;	/* zoneinfo "cma" */
+	struct opt_u64 free_pages;	/* zoneinfo "nr_free_cma" */
+	struct opt_u64 pageblocks;	/* pagetypeinfo, CMA column */
+	unsigned int nr_orders;		/* pagetypeinfo's free CMA blocks: */
+	uint64_t free_blocks[CMA_ORDER_MAX];	/* [order], 0 orders: none read */
+};
+
+struct cma_zones {
+	struct cma_zone zone[CMA_ZONE_MAX];
+	unsigned int nr;
+	struct opt_u64 pages_per_block;	/* pagetypeinfo "Pages per block" */
+};
+
+/*
+ * Parser: /proc/zoneinfo into Z (zones added by "Node N, zone NAME"; their
+ * "cma" and "nr_free_cma").  -EINVAL for a zone header or one of those two
+ * lines that does not parse, -E2BIG past CMA_ZONE_MAX zones.
+ */
+int zoneinfo_cma_parse(const char *buf, size_t len, struct cma_zones *z);
+
+/*
+ * Parser: /proc/pagetypeinfo into Z: "Pages per block", each zone's
+ * "type CMA" row of free blocks by order and the CMA column of "Number of
+ * blocks type".  The same errors.
+ */
+int pagetypeinfo_cma_parse(const char *buf, size_t len, struct cma_zones *z);
+
 struct stock_area {
 	char name[CMA_NAME_MAX];	/* "" when no source names it */
 	const char *name_source;
@@ -106,6 +144,11 @@ struct stock_cma {
 	bool sysfs;			/* mm/cma/ present */
 	struct opt_u64 cma_total_kb, cma_free_kb;	/* /proc/meminfo */
 	struct opt_u64 vmstat_success, vmstat_fail;	/* /proc/vmstat */
+	struct cma_zones zones;		/* zones with CMA pages only */
+	const char *zoneinfo_missing;	/* NULL when read */
+	const char *pagetypeinfo_missing;
+	uint64_t page_size;		/* 0: unknown */
+	const char *page_size_source;
 };
 
 /*

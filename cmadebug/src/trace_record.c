@@ -171,6 +171,7 @@ int trace_session_start(struct trace_session *s, const struct sysroot *sr,
 	struct tep_handle *tep;
 	char tracing_dir[PATH_MAX];
 	char *trace_dir = NULL;
+	const char *refused;
 	int ret;
 
 	memset(s, 0, sizeof(*s));
@@ -182,6 +183,11 @@ int trace_session_start(struct trace_session *s, const struct sysroot *sr,
 		return sysroot_unmounted_error(FS_TRACEFS);
 	if (geteuid() != 0) {
 		err_msg("trace record: needs root (it creates a tracefs instance)");
+		return EXIT_ENV;
+	}
+	refused = sysroot_tracefs_refused(sr);
+	if (refused) {
+		err_msg("trace record: tracefs: %s", refused);
 		return EXIT_ENV;
 	}
 	for (unsigned int i = 0; i < ARRAY_SIZE(expected); i++)

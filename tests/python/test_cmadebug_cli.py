@@ -843,6 +843,72 @@ def test_stock_log_line_cut_short_is_named(cmadebug_bin, tmp_path):
     assert_env_error(run(cmadebug_bin, "--root", str(root), "areas"), "var/log/dmesg", "does not parse")
 
 
+@pytest.mark.parametrize("fixture", STOCK)
+def test_stock_zones_hold_the_areas(cmadebug_bin, fixture):
+    """zoneinfo and pagetypeinfo, read back: the zones' CMA pages are
+    CmaTotal, their free pages CmaFree, whole pageblocks, and the free CMA
+    blocks by order add up to the free pages; the largest is at most that."""
+    root = FIXTURES / fixture / "root"
+    doc = json.loads(run(cmadebug_bin, "--json", "--root", str(root), "areas").stdout)
+    assert doc["zones"], "no zone with CMA"
+    ps = doc["page_size_bytes"]
+    assert ps == 4096 and doc["page_size_source"] == "meminfo"
+    assert sum(z["cma_bytes"] for z in doc["zones"]) == doc["meminfo_cma_total_bytes"]
+    assert sum(z["cma_free_bytes"] for z in doc["zones"]) == doc["meminfo_cma_free_bytes"]
+    for z in doc["zones"]:
+        assert z["cma_pageblocks"] * doc["pages_per_pageblock"] == z["cma_pages"]
+        by_order = z["free_cma_blocks_by_order"]
+        assert sum(n << order for order, n in enumerate(by_order)) == z["cma_free_pages"]
+        top = max(order for order, n in enumerate(by_order) if n)
+        assert z["largest_free_cma_block_pages"] == 1 << top
+        assert z["largest_free_cma_block_bytes"] == ps << top <= z["cma_free_bytes"]
+    assert "zoneinfo, pagetypeinfo" in doc["sources"]
+
+
+def test_stock_tree_without_zone_files_says_so(cmadebug_bin, tmp_path):
+    """Without pagetypeinfo (root only on a board): zoneinfo's pages, no
+    blocks, and why; without both: no zones, and why for each."""
+    root = copy_tree(tmp_path, "qemu-arm64-debian")
+    (root / "proc/pagetypeinfo").unlink()
+    doc = json.loads(run(cmadebug_bin, "--json", "--root", str(root), "areas").stdout)
+    zone = doc["zones"][0]
+    assert zone["cma_pages"] == 12288 and zone["cma_pageblocks"] is None
+    assert zone["free_cma_blocks_by_order"] == [] and zone["largest_free_cma_block_pages"] is None
+    assert doc["pages_per_pageblock"] is None
+    assert "pagetypeinfo: not in the tree" in doc["not_read"]
+    (root / "proc/zoneinfo").unlink()
+    doc = json.loads(run(cmadebug_bin, "--json", "--root", str(root), "areas").stdout)
+    assert doc["zones"] == [] and doc["page_size_bytes"] is None
+    assert "zoneinfo: not in the tree" in doc["not_read"]
+    text = run(cmadebug_bin, "--root", str(root), "areas").stdout
+    assert "ZONE" not in text and "Not read: zoneinfo: not in the tree; pagetypeinfo: not in the tree" in text
+
+
+@pytest.mark.parametrize("line", ["        cma      12x", "      nr_free_cma  1 2"])
+def test_stock_zoneinfo_line_garbled_is_named(cmadebug_bin, tmp_path, line):
+    root = copy_tree(tmp_path, "qemu-arm64-debian")
+    f = root / "proc/zoneinfo"
+    f.write_text(f.read_text().replace("        cma      12288", line).replace("      nr_free_cma  12190", line))
+    assert_env_error(run(cmadebug_bin, "--root", str(root), "areas"), "proc/zoneinfo", "does not parse")
+
+
+@pytest.mark.parametrize("fixture", [f for f in STOCK if (FIXTURES / f / "expected" / "doctor-kcore.txt").exists()])
+def test_stock_doctor_live_is_the_tree_plus_kcore(fixture):
+    """The guest's live doctor had one row more than its tree gives: the
+    page tables through /proc/kcore (live only), available on Debian's
+    arm64 kernel; every other line is the same."""
+    d = FIXTURES / fixture / "expected"
+    live = (d / "doctor-kcore.txt").read_text().splitlines()
+    kcore = [line for line in live if "through /proc/kcore" in line]
+    assert len(kcore) == 1 and re.search(r"\byes\s+-$", kcore[0]), kcore
+    tree = (d / "doctor.txt").read_text().splitlines()
+
+    def cells(line):  # the table's columns are as wide as its widest row
+        return re.split(r"\s{2,}", line.strip())
+    assert [cells(line) for line in live if line not in kcore] == [cells(line) for line in tree]
+    assert (d / "doctor-kcore.rc").read_text() == (d / "doctor.rc").read_text()
+
+
 @pytest.mark.parametrize("fixture", [f for f in STOCK if (FIXTURES / f / "expected" / "splits-kcore.json").exists()])
 def test_stock_kcore_layout_is_the_linear_map(fixture):
     """On Debian's arm64 kernel (no linear_map/, no ptdump) the guest's

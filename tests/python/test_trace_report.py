@@ -147,11 +147,15 @@ def _second_data_record(buf, page, long_size, commit):
     return None
 
 
+def _kernel_long(fixture):
+    """The guest kernel's long: 4 on the 32-bit arm boards (ours, armmp)."""
+    return 8 if fixture.startswith("qemu-arm64") else 4
+
+
 def _damage(buf, fixture, kind, what="trace.dat"):
     """Writes DAMAGE[kind] over the second data record of the first page
     that has two; returns (page offset, record offset)."""
-    kernel_long = 4 if fixture == "qemu-arm" else 8
-    for page, long_size, commit in _data_pages(buf, kernel_long):
+    for page, long_size, commit in _data_pages(buf, _kernel_long(fixture)):
         at = _second_data_record(buf, page, long_size, commit)
         if at is not None:
             struct.pack_into("<II", buf, at, *DAMAGE[kind])
@@ -238,7 +242,7 @@ def test_report_survives_libtracecmd_crashing(cmadebug_bin, fixture, tmp_path):
     now crashes in the child, and the parent says so in one line."""
     v7 = _v7(fixture, tmp_path)
     buf = bytearray(v7.read_bytes())
-    page = next(_data_pages(buf, 4 if fixture == "qemu-arm" else 8))[0]
+    page = next(_data_pages(buf, _kernel_long(fixture)))[0]
     # The BUFFER option (after the data in version 7) holds cpu0's (offset, size).
     table = buf.find(struct.pack("<Q", page), page + 1)
     assert table > page, "cpu0's (offset, size) not found in the version 7 options"

@@ -64,6 +64,9 @@ elif [ -z "${CAPTURE_OUT:-}" ] && [ -f /lib/modules/load-order ]; then
 fi
 
 copy /proc/mounts /proc/meminfo /proc/cmdline /proc/version /proc/vmstat
+# per-zone CMA pages and free CMA blocks by order (areas, stock view)
+copy /proc/zoneinfo /proc/pagetypeinfo
+copy /sys/kernel/security/lockdown
 # What a kernel without CMA debugfs still tells (cmadebug areas' stock
 # view): the device tree's reserved-memory nodes and the boot log, the text
 # of 'dmesg' where Debian's bootlogd kept it.
@@ -104,8 +107,9 @@ done
 # A live kernel without linear_map/ and ptdump answers splits and alias
 # from its tables through /proc/kcore, which no tree holds: that answer is
 # kept as <cmd>-kcore.*, and <cmd>.* is what the tree itself gives.
-for cmd in splits alias; do
-	grep -q '"source":"kcore"' $exp/$cmd.json || continue
+# doctor's /proc/kcore row is live-only too.
+for cmd in splits alias doctor; do
+	grep -q '"source":"kcore"\|through /proc/kcore' $exp/$cmd.json || continue
 	for f in txt json rc; do mv $exp/$cmd.$f $exp/$cmd-kcore.$f; done
 	cmadebug --root $dst $cmd 2>&1 | sed "s|$dst||g" >$exp/$cmd.txt
 	cmadebug --root $dst $cmd >/dev/null 2>&1

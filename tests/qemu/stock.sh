@@ -84,6 +84,26 @@ test_stock_areas_total_is_cmatotal() {
 	t_eq "meminfo_cma_total_bytes" $((kb * 1024)) "$(json_value /tmp/areas.json meminfo_cma_total_bytes)"
 }
 
+# The zones' CMA (zoneinfo, pagetypeinfo) is the areas' sum: CmaTotal
+# counts the same pages, and CMA areas are whole pageblocks.  (arm64: both
+# areas in DMA; armmp: the cma= area lands in HighMem.)
+test_stock_zones_hold_cmatotal() {
+	kb=$(awk '$1 == "CmaTotal:" { print $2 }' /proc/meminfo)
+	free_kb=$(awk '$1 == "CmaFree:" { print $2 }' /proc/meminfo)
+	cmadebug --json areas >/tmp/areas-zones.json || t_fail "exit $?" || return 1
+	grep -o '"zones":\[.*\],"pages_per_pageblock":[0-9]*' /tmp/areas-zones.json | sed 's/},{/}\n# {/g; s/^/# /'
+	sum() { grep -o "\"$1\":[0-9]*" /tmp/areas-zones.json | awk -F: '{ s += $2 } END { print s + 0 }'; }
+	[ "$(sum cma_pages)" -gt 0 ] || t_fail "no zone with CMA" || return 1
+	t_eq "zones' cma_bytes" $((kb * 1024)) "$(sum cma_bytes)" || return 1
+	t_eq "zones' cma_free_bytes (CmaFree)" $((free_kb * 1024)) "$(sum cma_free_bytes)" || return 1
+	t_eq "pageblocks x pages per block = cma pages" "$(sum cma_pages)" \
+		$(($(sum cma_pageblocks) * $(sum pages_per_pageblock))) || return 1
+	for largest in $(grep -o '"largest_free_cma_block_bytes":[0-9]*' /tmp/areas-zones.json | cut -d: -f2); do
+		[ "$largest" -gt 0 ] && [ "$largest" -le $((free_kb * 1024)) ] ||
+			t_fail "largest free CMA block $largest not in (0, CmaFree]" || return 1
+	done
+}
+
 # doctor: exit 2, names the options, says the series is for 6.12.
 test_stock_doctor_names_the_missing_options() {
 	cmadebug doctor >/tmp/doctor.txt 2>&1
@@ -138,6 +158,51 @@ test_stock_trace_records_the_driver_allocations() {
 	grep -q '"cma:cma_alloc_fail"' /tmp/stock-record.json || t_fail "cma_alloc_fail not listed as missing"
 }
 
+# Lockdown, raised in this order (it never goes down: the last test).
+# integrity leaves /proc/kcore readable (LOCKDOWN_KCORE is one of
+# confidentiality's reasons, security/lockdown); confidentiality refuses it:
+# splits and alias say so in one line and exit 2, areas still answers from
+# the device tree and the log, doctor names lockdown.
+test_stock_lockdown_refuses_only_kcore() {
+	lockdown=/sys/kernel/security/lockdown
+	sed 's/^/# lockdown: /' $lockdown
+	echo integrity >$lockdown || t_fail "cannot raise lockdown to integrity" || return 1
+	if [ -e /proc/kcore ]; then
+		cmadebug splits >/tmp/ld-splits.txt 2>&1
+		t_eq "splits' exit status under lockdown=integrity" 0 $? || { sed 's/^/# /' /tmp/ld-splits.txt; return 1; }
+	fi
+	echo confidentiality >$lockdown || t_fail "cannot raise lockdown to confidentiality" || return 1
+	grep -q '\[confidentiality\]' $lockdown || t_fail "lockdown: $(cat $lockdown)" || return 1
+	if [ -e /proc/kcore ]; then
+		for cmd in splits alias; do
+			cmadebug $cmd >/tmp/ld-$cmd.out 2>/tmp/ld-$cmd.err
+			t_eq "$cmd's exit status" 2 $? || return 1
+			sed "s/^/# $cmd: /" /tmp/ld-$cmd.err
+			t_eq "$cmd's stderr lines" 1 "$(wc -l </tmp/ld-$cmd.err)" || return 1
+			grep -q 'lockdown=confidentiality' /tmp/ld-$cmd.err || t_fail "$cmd does not name lockdown" || return 1
+			[ ! -s /tmp/ld-$cmd.out ] || t_fail "$cmd wrote to stdout" || return 1
+		done
+	fi
+	cmadebug areas >/tmp/ld-areas.txt 2>&1 || t_fail "areas exit $?: $(cat /tmp/ld-areas.txt)" || return 1
+	grep -q '^fimc-pool .* 16 MiB ' /tmp/ld-areas.txt || t_fail "areas lost fimc-pool" || return 1
+	cmadebug doctor >/tmp/ld-doctor.txt 2>&1
+	t_eq "doctor's exit status" 2 $? || return 1
+	sed 's/^/# /' /tmp/ld-doctor.txt
+	grep -q '^Lockdown: confidentiality$' /tmp/ld-doctor.txt || t_fail "doctor: no 'Lockdown: confidentiality'" || return 1
+	for v in tracefs 'events: cma_alloc_start/finish, cma_release'; do
+		grep -q "^$v  *no  *permission denied (kernel lockdown=confidentiality forbids tracefs)" \
+			/tmp/ld-doctor.txt || t_fail "doctor does not say lockdown closes $v" || return 1
+	done
+	# recording needs trace_pipe_raw, which lockdown closes: one line, exit 2
+	cmadebug trace record -o /tmp/ld.dat -- true >/tmp/ld-record.out 2>/tmp/ld-record.err
+	t_eq "trace record's exit status" 2 $? || { sed 's/^/# /' /tmp/ld-record.err; return 1; }
+	sed 's/^/# trace record: /' /tmp/ld-record.err
+	t_eq "trace record's stderr lines" 1 "$(wc -l </tmp/ld-record.err)" || return 1
+	grep -q 'lockdown=confidentiality' /tmp/ld-record.err || t_fail "trace record does not name lockdown" || return 1
+	[ ! -e /proc/kcore ] || grep -q 'through /proc/kcore  *no .*lockdown=confidentiality' /tmp/ld-doctor.txt ||
+		t_fail "doctor does not say lockdown closes /proc/kcore"
+}
+
 STOCK_TESTS="
 	test_stock_kernel_lacks_cma_debugfs
 	test_stock_log_creates_both_areas
@@ -148,6 +213,11 @@ STOCK_TESTS="
 	test_stock_stats_names_the_missing_option
 	test_stock_areas_from_device_tree_and_log
 	test_stock_areas_total_is_cmatotal
+	test_stock_zones_hold_cmatotal
 	test_stock_doctor_names_the_missing_options
 	test_stock_trace_records_the_driver_allocations
 "
+# raises lockdown for good: the last one
+if [ -f /sys/kernel/security/lockdown ]; then
+	STOCK_TESTS="$STOCK_TESTS test_stock_lockdown_refuses_only_kcore"
+fi

@@ -20,6 +20,7 @@
 #include "failures.h"
 #include "linear_map.h"
 #include "path.h"
+#include "stock.h"
 #include "util.h"
 
 #include "check.h"
@@ -1424,6 +1425,86 @@ static void test_strip_matches_reference(struct results *r)
 	CHECK(r, !wrong, "%u cells differ from their definition", wrong);
 }
 
+/*
+ * zoneinfo and pagetypeinfo: only zones with CMA kept (a NUMA machine's
+ * many others pruned), free blocks by order, the CMA column found by name,
+ * the kernel's zero rows for zones without CMA skipped, and garbled lines.
+ */
+static void test_zone_parsers(struct results *r)
+{
+	static const char zoneinfo[] =
+		"Node 0, zone      DMA\n  per-node stats\n      nr_inactive_anon 1035\n"
+		"  pages free     241282\n        cma      12288\n"
+		"      nr_free_cma  12190\n  start_pfn:           262144\n"
+		"Node 0, zone    DMA32\n  pages free     0\n        cma      0\n"
+		"      nr_free_cma  0\n"
+		"Node 1, zone   Normal\n        cma      8192\n      nr_free_cma  100\n"
+		"Node 1, zone  Movable\n        cma      0\n      nr_free_cma  0\n";
+	static const char pagetypeinfo[] =
+		"Page block order: 9\nPages per block:  512\n\n"
+		"Free pages count per migrate type at order       0      1      2\n"
+		"Node    0, zone      DMA, type      Movable      0      0    221 \n"
+		"Node    0, zone      DMA, type          CMA      2      1     11 \n"
+		"Node    0, zone    DMA32, type          CMA      0      0      0 \n"
+		"Node    1, zone   Normal, type          CMA      100      0      0 \n\n"
+		"Number of blocks type     Unmovable      Movable  Reclaimable   HighAtomic          CMA      Isolate \n"
+		"Node 0, zone      DMA           16          464            8            0           24            0 \n"
+		"Node 0, zone    DMA32            0            0            0            0            0            0 \n"
+		"Node 1, zone   Normal            0            0            0            0           16            0 \n";
+	struct cma_zones z;
+	char many[8192];
+	size_t used = 0;
+
+	r->test = "zone_parsers";
+	memset(&z, 0, sizeof(z));
+	CHECK(r, !zoneinfo_cma_parse(zoneinfo, strlen(zoneinfo), &z), "zoneinfo parses");
+	CHECK(r, z.nr == 2 && !strcmp(z.zone[0].name, "DMA") && z.zone[1].node == 1 &&
+	      !strcmp(z.zone[1].name, "Normal"), "zones with CMA: %u", z.nr);
+	CHECK(r, z.zone[0].cma_pages.v == 12288 && z.zone[0].free_pages.v == 12190 &&
+	      z.zone[1].cma_pages.v == 8192, "cma pages");
+	CHECK(r, !pagetypeinfo_cma_parse(pagetypeinfo, strlen(pagetypeinfo), &z),
+	      "pagetypeinfo parses");
+	CHECK(r, z.nr == 2 && z.pages_per_block.present && z.pages_per_block.v == 512,
+	      "pages per block, no zone added for zero rows: %u", z.nr);
+	CHECK(r, z.zone[0].nr_orders == 3 && z.zone[0].free_blocks[0] == 2 &&
+	      z.zone[0].free_blocks[2] == 11, "DMA's CMA free lists, not Movable's");
+	CHECK(r, z.zone[0].pageblocks.v == 24 && z.zone[1].pageblocks.v == 16,
+	      "the CMA column");
+
+	/* 20 nodes, each with a zone without CMA and one with: too many */
+	for (int n = 0; n < 20; n++)
+		used += (size_t)snprintf(many + used, sizeof(many) - used,
+					 "Node %d, zone DMA\n cma 0\nNode %d, zone Normal\n cma 512\n",
+					 n, n);
+	memset(&z, 0, sizeof(z));
+	CHECK(r, zoneinfo_cma_parse(many, used, &z) == -E2BIG, "more CMA zones than held");
+
+	static const char *const bad[] = {
+		"Node 0, zone DMA\n cma 12x\n",
+		"Node 0, zone DMA\n nr_free_cma\n",
+		"Node 0, zone DMA\n cma 1 2\n",
+		"Node x, zone DMA\n",
+		"Node 0 zone DMA\n",
+		"Node 0, zone DMA extra\n",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		memset(&z, 0, sizeof(z));
+		CHECK(r, zoneinfo_cma_parse(bad[i], strlen(bad[i]), &z) == -EINVAL,
+		      "zoneinfo %zu refused", i);
+	}
+	static const char *const bad_pti[] = {
+		"Pages per block:  5x\n",
+		"Free pages count per migrate type at order 0 1\nNode 0, zone DMA, type CMA 1 y\n",
+		"Free pages count per migrate type at order 0 1\nNode 0, zone DMA, CMA 1 2\n",
+		"Number of blocks type     Unmovable          CMA\nNode 0, zone DMA 16\n",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(bad_pti); i++) {
+		memset(&z, 0, sizeof(z));
+		CHECK(r, pagetypeinfo_cma_parse(bad_pti[i], strlen(bad_pti[i]), &z) == -EINVAL,
+		      "pagetypeinfo %zu refused", i);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const char *fixtures = argc > 1 ? argv[1] : "tests/fixtures";
@@ -1433,6 +1514,7 @@ int main(int argc, char **argv)
 	test_meminfo(&r);
 	test_mounts(&r);
 	test_page_size(&r);
+	test_zone_parsers(&r);
 	test_format_size(&r);
 	test_emit(&r);
 	test_emit_streamed(&r);

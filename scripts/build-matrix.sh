@@ -95,7 +95,7 @@ build_one() {
 	else
 		fail=$((fail + 1))
 		echo "FAIL $arch $variant: $subject (log: $log)"
-		grep -E 'warning:|error:' "$log" | head -n 5
+		grep -m 5 -E 'warning:|error:' "$log" || true
 	fi
 }
 

@@ -41,12 +41,9 @@ if [ -z "$(find "$stamp" -mtime -"${DISTRO_LISTS_MAX_AGE:-7}" 2>/dev/null)" ]; t
 	touch "$stamp"
 fi
 
-# The metapackage's candidate depends on exactly one versioned image package:
-# linux-image-arm64 (6.1.192-3) -> linux-image-6.1.0-57-arm64 (= 6.1.192-3).
-dep=$(apt-cache "${apt_opts[@]}" show "$meta" 2>/dev/null |
-	awk '/^Package:/ { n++ } n == 1 && /^Depends:/ { sub(/^Depends: */, ""); print; exit }')
-pkg=${dep%% *}
-ver=$(sed -n 's/.*(= \(.*\)).*/\1/p' <<<"$dep")
+# The metapackage's candidate depends on exactly one versioned image package.
+pkg= ver=
+read -r pkg ver < <(distro_image_package "$meta" "${apt_opts[@]}") || true
 [ -n "$pkg" ] && [ -n "$ver" ] || die "no $meta:$debarch in the package lists ($apt_dir/lists)"
 kdir=$CMADEBUG_CACHE/distro/$pkg-$ver
 image=$(basename "$(kernel_image_path "$arch")")
@@ -85,7 +82,7 @@ if [ ! -f "$kdir/modules/.complete" ]; then
 	dpkg-deb -x "$kdir/package.deb" "$tmp/pkg"
 	mkdir "$tmp/modules"
 	for m in $DISTRO_MODULES; do
-		ko=$(find "$tmp/pkg/lib/modules" -path "*/kernel/$m.ko*" | head -n 1)
+		ko=$(find "$tmp/pkg/lib/modules" -path "*/kernel/$m.ko*" -print -quit)
 		[ -n "$ko" ] || die "$pkg has no module $m"
 		cp "$ko" "$tmp/modules/"
 		basename "$ko" >>"$tmp/modules/load-order"

@@ -20,7 +20,7 @@ mkdir -p "$out"
 # cmadebug, static, against the guest-arch libtracefs/libtraceevent.
 make -s -C "$TOP/cmadebug" O="$out/cmadebug" CROSS_COMPILE="$(cross_compile "$arch")" \
 	STATIC=1 SYSROOT="$sysroot/root" >"$out/cmadebug-build.log" 2>&1 || {
-	grep -E 'error' "$out/cmadebug-build.log" | head -n 5 >&2
+	grep -m 5 -E 'error' "$out/cmadebug-build.log" >&2 || true
 	die "cross-building cmadebug for $arch failed (log: $out/cmadebug-build.log)"
 }
 

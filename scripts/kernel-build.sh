@@ -86,7 +86,7 @@ verify_config || die "the $arch kernel config does not have what kernel-patches/
 
 image=$(kernel_image_path "$arch")
 if ! kmake -j"$(nproc)" "$(basename "$image")" >>"$log" 2>&1; then
-	grep -E 'error:|Error [0-9]' "$log" | head -n 10 >&2
+	grep -m 10 -E 'error:|Error [0-9]' "$log" >&2 || true
 	tail -n 5 "$log" >&2
 	die "building the $arch kernel failed (full log: $log)"
 fi

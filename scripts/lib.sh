@@ -89,6 +89,24 @@ distro_default_flavour() {
 	esac
 }
 
+# The versioned image package a kernel metapackage's candidate depends on,
+# as "PACKAGE VERSION": linux-image-arm64 (6.1.192-3) ->
+# "linux-image-6.1.0-57-arm64 6.1.192-3".  distro_image_package META
+# [APT-CACHE OPTIONS...].  Only the candidate is shown (the lists hold every
+# version the archive serves), and awk reads all of apt-cache's output: one
+# that stopped at the first match would leave apt-cache writing into a
+# closed pipe, and under pipefail the caller died of SIGPIPE (exit 141)
+# whenever more than one version was listed.
+distro_image_package() {
+	local meta=$1
+	shift
+	apt-cache "$@" show --no-all-versions "$meta" 2>/dev/null |
+		awk '/^Depends:/ && !done { sub(/^Depends: */, "");
+			if (match($0, /^[^ ,|]+ \(= [^)]+\)/)) {
+				split(substr($0, 1, RLENGTH), f, / \(= |\)/); print f[1], f[2] }
+			done = 1 }'
+}
+
 # The kernel a board variant boots: its own (<arch>-VARIANT.config), or
 # for the UEFI board the debug kernel, which has the EFI stub and KFENCE
 # (configs/arm64-debug.config).  kernel_variant ARCH: the variant whose

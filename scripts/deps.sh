@@ -21,6 +21,7 @@ HOST_PACKAGES=(
 	bash-completion # tests/python/test_bash_completion.py drives ours
 	groff-base # tests/python/test_man_page.py renders the man page
 	python3 python3-pytest python3-matplotlib valgrind
+	python3-yaml # scripts/lava_job.py, lava_results.py (lava-dispatcher needs it too)
 	clang libclang-rt-14-dev
 	lld llvm # make build-matrix: the LLVM=1 (clang) variant
 	chromium # headless, for tests/python/test_report_browser.py

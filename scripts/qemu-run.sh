@@ -10,6 +10,9 @@
 #                              build/compare/ARCH/NAME (scripts/compare.sh)
 #   qemu-run.sh ARCH bench     print the guest's "bench:" lines (bench/cma-alloc.sh)
 #   qemu-run.sh ARCH shell     boot to a shell on this terminal
+#   qemu-run.sh ARCH lava-job SUITE DIR   boot nothing: write DIR/device.yaml
+#                              and DIR/job.yaml, the same boot as a LAVA job
+#                              (scripts/lava_job.py; make lava-check runs it)
 #
 # Environment: QEMU_TIMEOUT (seconds, default 300), EXTRA_CMDLINE (appended
 # to the kernel command line), QEMU_EXTRA_ARGS (appended to QEMU's), KERNEL_DIR
@@ -23,13 +26,13 @@ arch=${1:-}
 check_arch "$arch"
 mode=${2:-test}
 case $mode in
-test | demo | capture | compare | bench | shell) ;;
-*) die "unknown mode '$mode' (test, demo, capture, compare, bench, shell)" ;;
+test | demo | capture | compare | bench | shell | lava-job) ;;
+*) die "unknown mode '$mode' (test, demo, capture, compare, bench, shell, lava-job)" ;;
 esac
 
 suite=main
 extra=""
-if [ "$mode" = test ]; then
+if [ "$mode" = test ] || [ "$mode" = lava-job ]; then
 	suite=${3:-main}
 	extra=$(suite_cmdline "$arch" "$suite")
 fi
@@ -61,12 +64,20 @@ console_tail() {
 	echo "----" >&2
 }
 
+cmdline="$BOARD_CMDLINE $(variant_cmdline "$arch") cmadebug.mode=$mode cmadebug.suite=$suite $extra ${EXTRA_CMDLINE:-}"
+board_args="-display none -nodefaults -serial stdio -no-reboot ${QEMU_EXTRA_ARGS:-} $BOARD_QEMU_ARGS"
+if [ "$mode" = lava-job ]; then
+	dir=${4:?usage: qemu-run.sh ARCH lava-job SUITE DIR}
+	# LAVA reports a panic it sees: the guest must not reboot past it
+	cmdline=$(echo "$cmdline" | sed 's/ *panic=-1//; s/cmadebug.mode=lava-job/cmadebug.mode=lava/')
+	exec "${PYTHON:-python3}" "$TOP/scripts/lava_job.py" --arch "$arch" --suite "$suite" \
+		--kernel "$image" --dtb "$dtb" --initrd "$initrd" --cmdline "$(echo $cmdline)" \
+		--qemu "${board[*]} $(echo $board_args)" --timeout "$timeout_s" --out "$dir"
+fi
 note "booting $arch ($(basename "$kdir")) in mode $mode${extra:+, suite $suite}; console: $log"
-qemu_args=("${board[@]}" -kernel "$image" -dtb "$dtb" -initrd "$initrd"
-	-append "$BOARD_CMDLINE $(variant_cmdline "$arch") cmadebug.mode=$mode cmadebug.suite=$suite $extra ${EXTRA_CMDLINE:-}"
-	-display none -nodefaults -serial stdio -no-reboot)
+qemu_args=("${board[@]}" -kernel "$image" -dtb "$dtb" -initrd "$initrd" -append "$cmdline")
 # shellcheck disable=SC2206
-qemu_args+=(${QEMU_EXTRA_ARGS:-} $BOARD_QEMU_ARGS)
+qemu_args+=($board_args)
 if [ "$mode" = shell ]; then
 	exec "${qemu_args[@]}"
 fi

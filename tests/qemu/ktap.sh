@@ -25,7 +25,25 @@ json_value() {
 	awk -v key="\"$2\":" '$1 == key { gsub(/[",]/, "", $2); print $2; exit }' "$1"
 }
 
+# cmadebug.fail_case on the command line: one more test, which fails
+# (make lava-check proves with it that a failed case makes it red).
+test_deliberate_failure() {
+	t_fail "cmadebug.fail_case is on the kernel command line"
+}
+
+# cmadebug.hang_case: one more test, which never returns (a hung case must
+# be reported as one, with the cases before it kept).
+test_deliberate_hang() {
+	while :; do sleep 3600; done
+}
+
 run_ktap() {
+	case " $(cat /proc/cmdline) " in
+	*" cmadebug.fail_case "*) set -- "$@" test_deliberate_failure ;;
+	esac
+	case " $(cat /proc/cmdline) " in
+	*" cmadebug.hang_case "*) set -- "$@" test_deliberate_hang ;;
+	esac
 	echo "TAP version 13"
 	echo "1..$#"
 	for t in "$@"; do

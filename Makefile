@@ -103,9 +103,27 @@ distro-test:
 # The guest suites of both boards as LAVA jobs run by the real dispatcher
 # (lava-run, installed when missing; root): scripts/lava-check.sh.  Fails on
 # a failed case, an incomplete job, a case that never reported or a splat,
-# and proves that with a deliberately failing case.  Logs in build/lava/.
+# and proves that with a deliberately failing case.  The TLB A/B suites run
+# as make lava-tlb (arm once, arm64 twice each) and are checked as
+# qemu-test checks its own.  One lane per board, as in qemu-test, and the
+# gate beside them; logs in build/lava/, build/lava-tlb/.
 lava-check:
-	@LAVA_BOARDS="$(BOARDS)" scripts/lava-check.sh
+	@$(MAKE) -s kernel >/dev/null
+	@scripts/lava-check.sh install
+	@rc=0; pids=""; mkdir -p build; for a in $(BOARDS); do \
+		scripts/lava-check.sh board $$a >build/lava-check-$$a.log 2>&1 & pids="$$pids $$!"; \
+	done; \
+	scripts/lava-check.sh gate >build/lava-check-gate.log 2>&1 & pids="$$pids $$!"; \
+	for p in $$pids; do wait $$p || rc=1; done; \
+	for a in $(BOARDS) gate; do cat build/lava-check-$$a.log; done; exit $$rc
+
+# The TLB A/B as LAVA jobs: BOOTS boots of each variant of a QEMU board in a
+# shuffled order recorded in build/lava-tlb/BOARD/plan.tsv (SEED= repeats
+# one), the jobs' results collected into tlb-ab.sh's layout and read by
+# make tlb-report: scripts/lava-tlb.sh.
+lava-tlb:
+	@test -n "$(BOARD)" || { echo 'usage: make lava-tlb BOARD=arm64|arm [BOOTS=3] [SEED=N]' >&2; exit 1; }
+	@$(if $(SEED),SEED=$(SEED)) scripts/lava-tlb.sh $(BOARD) $(or $(BOOTS),3)
 
 # The stress workload (tests/qemu/stress.sh) on the debug board with two
 # CPUs: DMA and debugfs allocations, every file read, alias_check walks,
@@ -190,18 +208,18 @@ check-fast: unit unit-asan plugin-test pytest fuzz-regress
 timed = s=$$(date +%s); $(MAKE) -s $(1) && echo "== make $(1): $$(($$(date +%s) - s)) s"
 
 check: deps-if-missing
-	@$(call timed,check-fast)
-	@$(call timed,fuzz-gate)
-	@$(call timed,qemu-test)
-	@# one single-CPU guest each: side by side on two cores
-	@mkdir -p build; ($(call timed,distro-test)) >build/distro-test.log 2>&1 & distro=$$!; \
-		$(call timed,debug-test); rc=$$?; wait $$distro || rc=1; cat build/distro-test.log; exit $$rc
+	@# single-threaded steps side by side on two cores, each lane's output whole
+	@mkdir -p build; (r=0; ($(call timed,fuzz-gate)) || r=1; ($(call timed,debug-test)) || r=1; \
+		($(call timed,distro-test)) || r=1; exit $$r) >build/check-lane.log 2>&1 & lane=$$!; \
+		$(call timed,check-fast); rc=$$?; wait $$lane || rc=1; cat build/check-lane.log; exit $$rc
+	@# the boards' kernels, one at a time (they share the kernel tree)
+	@$(MAKE) -s kernel >/dev/null
+	@# the guest suites of both boards as LAVA jobs (what qemu-test boots,
+	@# through the real dispatcher), compare's one guest at a time beside them
+	@mkdir -p build; ($(call timed,compare ARCH=arm COMPARE_BOOTS=3)) >build/compare.log 2>&1 & cmp=$$!; \
+		$(call timed,lava-check); rc=$$?; wait $$cmp || rc=1; cat build/compare.log; exit $$rc
 	@$(call timed,stress STRESS_SECONDS=60)
 	@$(call timed,variant-test)
-	@# compare boots one guest at a time: the LAVA jobs take the other core
-	@mkdir -p build; ($(call timed,lava-check)) >build/lava-check.log 2>&1 & lava=$$!; \
-		$(call timed,compare ARCH=arm COMPARE_BOOTS=3); rc=$$?; wait $$lava || rc=1; \
-		cat build/lava-check.log; exit $$rc
 
 # One self-contained HTML report (and a text summary) from cmadebug snapshots
 # and, optionally, TLB A/B results: reports/README.md.
@@ -271,5 +289,5 @@ clean:
 	@$(MAKE) -s -C tracepoints clean
 	rm -rf build
 
-.PHONY: lava-check stress variant-test distro-test all deps deps-if-missing deps-check-host cmadebug kernel-tree kernel-patches kernel debug-test \
+.PHONY: lava-check lava-tlb stress variant-test distro-test all deps deps-if-missing deps-check-host cmadebug kernel-tree kernel-patches kernel debug-test \
 	qemu-test demo fixtures unit unit-asan plugin-test fuzz-regress fuzz-gate fuzz pytest check-fast check report tlb-report compare bench checkpatch build-matrix install clean

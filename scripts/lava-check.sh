@@ -4,78 +4,97 @@
 # no worker, as root).  Jobs and device files come from qemu-run.sh's own
 # tables (qemu-run.sh ARCH lava-job SUITE DIR); scripts/lava_results.py
 # turns each job log into per-case results and fails on a failed case, an
-# incomplete job, a case that never reported or a kernel splat.  Then the
-# gate proves itself: a job with a deliberately failing case
-# (cmadebug.fail_case) must come out failed.  The real-board examples
-# (tests/lava/boards/) are checked with lava-run --validate.
+# incomplete job, a case that never reported or a kernel splat.
 #
-# Environment: LAVA_BOARDS (default "arm arm64"), LAVA_SUITES (default each
-# board's suites, lib.sh board_suites).  Jobs, logs and results in
-# build/lava/ARCH-SUITE/.
+#   lava-check.sh install      lava-dispatcher and what --validate needs
+#                              (once, before lanes run side by side)
+#   lava-check.sh board ARCH   each suite of the board as a job; the TLB A/B
+#                              suites as make lava-tlb (scripts/lava-tlb.sh)
+#                              with a fixed seed, the A/B checked as
+#                              make qemu-test checks its own
+#                              (tests/qemu/tlb_ab_host.py)
+#   lava-check.sh gate         the real-board examples (tests/lava/boards/)
+#                              through lava-run --validate, and a job with a
+#                              deliberately failing case (cmadebug.fail_case)
+#                              must come out failed
+#
+# Environment: LAVA_SUITES (default the board's suites, lib.sh
+# board_suites), LAVA_TLB_BOARDS ("ARCH:BOOTS ...", default "arm:1 arm64:2";
+# empty: the TLB suites run once each like the others).  Jobs, logs and
+# results in build/lava/ARCH-SUITE/ and build/lava-tlb/ARCH/.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-[ "$(id -u)" = 0 ] || die "lava-run runs jobs as root only (make lava-check as root)"
-# lava-run, and what its --validate checks a U-Boot worker has (the
-# real-board examples, tests/lava/boards/validate.sh): in.tftpd and its
-# /etc/default/tftpd-hpa, mkimage, telnet
-missing=()
-command -v lava-run >/dev/null || missing+=(lava-dispatcher)
-{ command -v in.tftpd && [ -f /etc/default/tftpd-hpa ]; } >/dev/null || missing+=(tftpd-hpa)
-command -v mkimage >/dev/null || missing+=(u-boot-tools)
-command -v telnet >/dev/null || missing+=(telnet)
-if [ ${#missing[@]} -gt 0 ]; then
-	note "installing ${missing[*]} (no recommends)"
-	apt_update apt-get update -q
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
-fi
-
 out=$BUILD/lava
-mkdir -p "$out"
-# lava-run works in /var/lib/lava/dispatcher/tmp/JOB_ID: unique per run
-job_id=$(($$ * 100))
 
-# run_job ARCH SUITE DIR: render the job, run it, judge its log
+# run_job ARCH SUITE DIR [FLAVOUR-SUFFIX]: render the job, run it, judge its log
 run_job() {
-	local arch=$1 suite=$2 dir=$3 start=$SECONDS
+	local arch=$1 suite=$2 dir=$3 start=$SECONDS rc=0
 	rm -rf "$dir"
+	mkdir -p "$dir"
 	# a build directory of its own: make check runs this beside compare
-	BOARD_FLAVOUR=$(board_flavour "$arch")-lava \
+	BOARD_FLAVOUR=$(board_flavour "$arch")-lava${4:-} \
 		"$TOP/scripts/qemu-run.sh" "$arch" lava-job "$suite" "$dir" >/dev/null
-	job_id=$((job_id + 1))
-	# lava-run's exit status says little (0 for a job whose test failed):
-	# the log says everything
-	lava-run --job-id "$job_id" --output-dir "$dir/out" --device "$dir/device.yaml" \
-		"$dir/job.yaml" >"$dir/lava-run.out" 2>"$dir/log.yaml" || true
-	local rc=0
+	lava_run "$dir" "$dir"
 	"${PYTHON:-python3}" "$TOP/scripts/lava_results.py" --name "$arch/$suite" \
 		--definition "0_cmadebug-$suite" "$dir/log.yaml" >"$dir/results.txt" || rc=$?
 	grep -v ': ok ' "$dir/results.txt" || true
-	note "$arch/$suite: LAVA job $job_id in $((SECONDS - start)) s, log $dir/log.yaml"
+	note "$arch/$suite: LAVA job $LAVA_JOB_ID in $((SECONDS - start)) s, log $dir/log.yaml"
 	return $rc
 }
 
-rc=0
-for arch in ${LAVA_BOARDS:-arm arm64}; do
+cmd_board() {
+	local arch=$1 tlb_boots="" tlb_suites=" " entry suite rc=0
+	check_arch "$arch"
+	for entry in ${LAVA_TLB_BOARDS-arm:1 arm64:2}; do
+		[ "${entry%%:*}" = "$arch" ] && tlb_boots=${entry#*:}
+	done
+	[ -z "$tlb_boots" ] || tlb_suites=" $(tlb_ab_suites "$arch" | sed 's/[^ ]*://g') "
 	for suite in ${LAVA_SUITES:-$(board_suites "$arch")}; do
+		case $tlb_suites in *" $suite "*) continue ;; esac
 		run_job "$arch" "$suite" "$out/$arch-$suite" || rc=1
 	done
-done
+	[ -n "$tlb_boots" ] || return $rc
+	if LAVA_TLB_OUT=$BUILD/lava-tlb/$arch SEED=1 "$TOP/scripts/lava-tlb.sh" "$arch" "$tlb_boots" >/dev/null &&
+		"${PYTHON:-python3}" "$TOP/tests/qemu/tlb_ab_host.py" "$BUILD/lava-tlb/$arch/results" "$arch"; then
+		echo "lava-check: $arch: the TLB A/B from LAVA jobs alone: $BUILD/lava-tlb/$arch/tlb-report.html"
+	else
+		echo "lava-check: $arch: the TLB A/B from LAVA jobs (make lava-tlb BOARD=$arch BOOTS=$tlb_boots) failed"
+		rc=1
+	fi
+	return $rc
+}
 
-# The real-board job templates and device files (U-Boot, TFTP, NFS):
-# rendered and accepted by lava-run --validate
-"$TOP/tests/lava/boards/validate.sh" || rc=1
+cmd_gate() {
+	local rc=0 gate=$out/deliberate-failure
+	# the U-Boot job templates and device files: rendered, and accepted by
+	# lava-run --validate
+	"$TOP/tests/lava/boards/validate.sh" || rc=1
+	# a failed case must make the check red (a build directory of its own:
+	# it may run beside the arm64 board's jobs)
+	if EXTRA_CMDLINE=cmadebug.fail_case run_job arm64 rodata-full "$gate" -gate >/dev/null; then
+		echo "lava-check: a job with cmadebug.fail_case passed: failures would go unseen"
+		rc=1
+	elif ! grep -q 'case failed: test_deliberate_failure' "$gate/results.txt"; then
+		echo "lava-check: the deliberately failing case was not reported as failed:"
+		cat "$gate/results.txt"
+		rc=1
+	else
+		echo "lava-check: a deliberately failing case makes a job fail (as it should)"
+	fi
+	return $rc
+}
 
-# A failed case must make the check red.
-gate=$out/deliberate-failure
-if EXTRA_CMDLINE=cmadebug.fail_case run_job arm64 rodata-full "$gate" >/dev/null; then
-	echo "lava-check: a job with cmadebug.fail_case passed: failures would go unseen"
-	rc=1
-elif ! grep -q 'case failed: test_deliberate_failure' "$gate/results.txt"; then
-	echo "lava-check: the deliberately failing case was not reported as failed:"
-	cat "$gate/results.txt"
-	rc=1
-else
-	echo "lava-check: a deliberately failing case makes a job fail (as it should)"
-fi
-exit $rc
+case ${1:-} in
+install) lava_install ;;
+board)
+	[ $# = 2 ] || die "usage: lava-check.sh board ARCH"
+	lava_install
+	cmd_board "$2"
+	;;
+gate)
+	lava_install
+	cmd_gate
+	;;
+*) die "usage: lava-check.sh install | board ARCH | gate" ;;
+esac

@@ -292,6 +292,49 @@ variant_suites() {
 	esac
 }
 
+# tlb_ab_suites ARCH: the TLB A/B's two variants as VARIANT:SUITE, the
+# walked range in blocks/sections, then in pages (tests/qemu/tlb.sh tells
+# them apart by linear_map_split= on the command line).
+tlb_ab_suites() {
+	case $1 in
+	arm) echo nosplit:main split:forced-split ;;
+	arm64) echo nosplit:tlb-icount split:tlb-icount-split ;;
+	esac
+}
+
+# ---- LAVA (make lava-check, make lava-tlb) ----------------------------------
+
+# lava_install: lava-run, and what its --validate checks a U-Boot worker
+# has (tests/lava/boards/validate.sh): in.tftpd and /etc/default/tftpd-hpa,
+# mkimage, telnet; installed without recommends (with them, an x86 kernel
+# and two initramfs rebuilds: 15 minutes).  Root only, as lava-run is.
+lava_install() {
+	local missing=()
+	[ "$(id -u)" = 0 ] || die "lava-run runs jobs as root only"
+	command -v lava-run >/dev/null || missing+=(lava-dispatcher)
+	{ command -v in.tftpd && [ -f /etc/default/tftpd-hpa ]; } >/dev/null || missing+=(tftpd-hpa)
+	command -v mkimage >/dev/null || missing+=(u-boot-tools)
+	command -v telnet >/dev/null || missing+=(telnet)
+	[ ${#missing[@]} -gt 0 ] || return 0
+	note "installing ${missing[*]} (no recommends)"
+	apt_update apt-get update -q
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# lava_run JOB_DIR RUN_DIR: runs JOB_DIR/job.yaml on JOB_DIR/device.yaml
+# with lava-run; the job log (its stderr) in RUN_DIR/log.yaml.  lava-run's
+# exit status says little (0 for a job whose test failed): the log says
+# everything (scripts/lava_results.py).  Job ids: unique per run (lava-run
+# works in /var/lib/lava/dispatcher/tmp/ID), from LAVA_JOB_ID on.
+LAVA_JOB_ID=$(($$ * 100))
+lava_run() {
+	LAVA_JOB_ID=$((LAVA_JOB_ID + 1))
+	mkdir -p "$2"
+	lava-run --job-id "$LAVA_JOB_ID" --output-dir "$2/out" --device "$1/device.yaml" \
+		"$1/job.yaml" >"$2/lava-run.out" 2>"$2/log.yaml" || true
+	rm -rf "/var/lib/lava/dispatcher/tmp/$LAVA_JOB_ID"
+}
+
 # suite_qemu_args ARCH SUITE: what the suite adds to QEMU's arguments.
 # -icount shift=0: one guest instruction per virtual ns, and the arm64 PMU
 # counts instructions (exactly).

@@ -76,7 +76,11 @@ def judge(records, definition):
                     lava_failed.append(msg)
             else:
                 definitions.add(d)
-                cases.append((str(msg.get("case")), str(msg.get("result"))))
+                name = str(msg.get("case"))
+                if "measurement" in msg:
+                    # a figure the guest measured: shown with its units
+                    name += f" = {msg['measurement']} {msg.get('units', '')}".rstrip()
+                cases.append((name, str(msg.get("result"))))
     if job is None:
         raise LogError("the log ends before the job's result (cut short, or lava-run was killed)")
     other = definitions - {definition}

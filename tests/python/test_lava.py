@@ -105,21 +105,27 @@ def test_not_a_log_is_no_report(tmp_path):
 
 def test_guest_script_reports_each_case_as_it_comes(tmp_path):
     """tests/qemu/lava-suite.sh: ok -> pass, not ok -> fail, # SKIP -> skip,
-    comments and kernel lines passed through and not reported."""
+    a measurement -> a case with its figure and units, comments and kernel
+    lines passed through and not reported."""
     bindir = tmp_path / "bin"
     bindir.mkdir()
     calls = tmp_path / "calls"
     (bindir / "lava-test-case").write_text(f"#!/bin/sh\necho \"$*\" >>{calls}\n")
     (bindir / "lava-test-case").chmod(0o755)
     # the last line without its newline: still a case
-    (tmp_path / "ktap").write_text("TAP version 13\n1..3\n# a comment\nok 1 test_one\n[    1.0] ok 9 kernel\n"
+    (tmp_path / "ktap").write_text("TAP version 13\n1..3\n# a comment\n"
+                                   "# measurement tlb_walk_split_262144B_instructions 2154170 instructions\n"
+                                   "# measurement only_two 5\n# measurement not_a_number n/a ns\n"
+                                   "ok 1 test_one\n[    1.0] ok 9 kernel\n"
                                    "not ok 2 test_two\nok 3 test_three # SKIP no kcore")
     env = {**os.environ, "PATH": f"{bindir}:{os.environ['PATH']}", "LAVA_SUITE_RUN": f"cat {tmp_path}/ktap"}
     res = subprocess.run(["sh", str(TOP / "tests" / "qemu" / "lava-suite.sh")], env=env,
                          capture_output=True, text=True, timeout=30)
     assert res.returncode == 0, res.stderr
     assert "# a comment" in res.stdout
-    assert calls.read_text().splitlines() == ["test_one --result pass", "test_two --result fail",
+    assert calls.read_text().splitlines() == [
+        "tlb_walk_split_262144B_instructions --result pass --measurement 2154170 --units instructions",
+        "test_one --result pass", "test_two --result fail",
                                               "test_three --result skip"]
 
 

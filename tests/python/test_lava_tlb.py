@@ -217,3 +217,34 @@ def test_results_are_not_mixed_into_an_earlier_experiment(tmp_path):
     res = collect(out, log(tmp_path, "tlb-nosplit-1"))
     assert res.returncode == 2 and "is not empty" in res.stderr
     assert list(out.iterdir()) == [out / "walk"]
+
+
+def test_the_walk_figures_are_lava_measurements(tmp_path):
+    """tlb.sh's figures reach LAVA as cases with --measurement/--units
+    (lava-suite.sh), one per working set: instructions where the PMU
+    counted them (arm64 under -icount) and ns per access; lava_results.py
+    shows them with their units, and they are the guest's own medians."""
+    res = subprocess.run([sys.executable, str(TOP / "scripts" / "lava_results.py"), "--name", "a",
+                          "--definition", "0_cmadebug-tlb-icount-split", str(log(tmp_path, "tlb-split-1"))],
+                         capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0, res.stdout + res.stderr
+    figures = {}
+    for line in res.stdout.splitlines():
+        if " = " in line:
+            name, value = line.split(": ok ", 1)[1].split(" = ")
+            figures[name] = value
+    sizes = (262144, 4194304, 16777216)
+    assert sorted(figures) == sorted([f"tlb_walk_split_{b}B_instructions" for b in sizes] +
+                                     [f"tlb_walk_split_{b}B_ns_per_access" for b in sizes])
+    members = results_members(log_text("tlb-split-1"))
+    for b in sizes:
+        counted = []
+        for name, content in members.items():
+            if name.startswith("./walk/split/boot-1/run-") and name.endswith(".walker.json") and \
+                    json.loads(content)["working_set_bytes"] == b:
+                csv = members[name.replace(".walker.json", ".csv")].decode()
+                counted += [int(line.split(",")[0]) for line in csv.splitlines() if ",instructions:k," in line]
+        assert len(counted) == 3
+        value, units = figures[f"tlb_walk_split_{b}B_instructions"].split()
+        assert units == "instructions" and float(value) == sorted(counted)[1]
+        assert figures[f"tlb_walk_split_{b}B_ns_per_access"].endswith(" ns")

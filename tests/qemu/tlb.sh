@@ -46,7 +46,38 @@ test_tlb_runner_end_to_end() {
 		t_fail "a boot not mapped as --expect says was measured"
 		return 1
 	fi
-	t_eq "exit code of a wrong --expect" 3 "$(PERF=none tlb-ab.sh run wrong -o /tmp/tlb-wrong --start $WALK_START --runs 1 --expect $other 2>/dev/null; echo $?)"
+	t_eq "exit code of a wrong --expect" 3 "$(PERF=none tlb-ab.sh run wrong -o /tmp/tlb-wrong --start $WALK_START --runs 1 --expect $other 2>/dev/null; echo $?)" || return 1
+	tlb_measurements
+}
+
+# The walk's figures as measurements for LAVA (tests/qemu/lava-suite.sh
+# turns "# measurement NAME VALUE UNITS" into a test case with
+# --measurement/--units): per working set, the median over the runs of the
+# instructions counted (only where the PMU counted them: arm has none) and
+# of the walker's ns per access.
+tlb_measurements() {
+	d=$TLB_OUT/walk/$TLB_VARIANT/boot-1
+	for w in $d/run-*.walker.json; do
+		csv=${w%.walker.json}.csv
+		bytes=$(sed -n 's/^ *"working_set_bytes": \([0-9]*\),*$/\1/p' $w)
+		ns=$(sed -n 's/^ *"elapsed_ns": \([0-9]*\),*$/\1/p' $w)
+		acc=$(sed -n 's/^ *"accesses": \([0-9]*\),*$/\1/p' $w)
+		ins=$(sed -n 's/^\([0-9][0-9]*\),,instructions:k,.*/\1/p' $csv)
+		echo "$bytes $ns $acc ${ins:--}"
+	done | sort -n | awk -v v=$TLB_VARIANT '
+		function median(list, n,   a, k) {
+			n = split(list, a, " ")
+			# n is small (the runs of one size): insertion sort
+			for (i = 2; i <= n; i++) for (k = i; k > 1 && a[k - 1] + 0 > a[k] + 0; k--) {
+				t = a[k]; a[k] = a[k - 1]; a[k - 1] = t }
+			return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+		}
+		$1 != "" && $3 > 0 { sizes[$1] = 1; nsa[$1] = nsa[$1] " " $2 / $3
+			if ($4 != "-") ins[$1] = ins[$1] " " $4 }
+		END { for (b in sizes) {
+			printf "# measurement tlb_walk_%s_%dB_ns_per_access %.3f ns\n", v, b, median(nsa[b])
+			if (b in ins) printf "# measurement tlb_walk_%s_%dB_instructions %d instructions\n", v, b, median(ins[b])
+		} }' | sort
 }
 
 # What the emulated PMU counts: arm (cortex-a15) has no PMU, so every event

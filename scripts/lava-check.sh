@@ -36,9 +36,7 @@ run_job() {
 	BOARD_FLAVOUR=$(board_flavour "$arch")-lava${4:-} \
 		"$TOP/scripts/qemu-run.sh" "$arch" lava-job "$suite" "$dir" >/dev/null
 	lava_run "$dir" "$dir"
-	"${PYTHON:-python3}" "$TOP/scripts/lava_results.py" --name "$arch/$suite" \
-		--definition "0_cmadebug-$suite" "$dir/log.yaml" >"$dir/results.txt" || rc=$?
-	grep -v ': ok ' "$dir/results.txt" || true
+	lava_judge "$arch/$suite" "0_cmadebug-$suite" "$dir" || rc=$?
 	note "$arch/$suite: LAVA job $LAVA_JOB_ID in $((SECONDS - start)) s, log $dir/log.yaml"
 	return $rc
 }

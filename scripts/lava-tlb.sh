@@ -24,36 +24,28 @@ set -euo pipefail
 board=${1:-}
 boots=${2:-}
 check_arch "$board"
-case $boots in
-'' | *[!0-9]* | 0*) die "BOOTS=$boots: a number of boots per variant (1-1000)" ;;
-esac
-[ "$boots" -le 1000 ] || die "BOOTS=$boots: a number of boots per variant (1-1000)"
 seed=${SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
-case $seed in
-'' | *[!0-9]*) die "SEED=$seed: a number" ;;
-esac
 out=${LAVA_TLB_OUT:-$BUILD/lava-tlb/$board}
 py=${PYTHON:-python3}
 
+variants=$(tlb_ab_suites "$board")
+# the plan first: lava_tlb.py checks BOOTS and SEED before anything is built
+# shellcheck disable=SC2086 # the VARIANT:SUITE words
+plan=$("$py" "$TOP/scripts/lava_tlb.py" plan --boots "$boots" --seed "$seed" $variants) || exit 2
 lava_install
 rm -rf "$out"
 mkdir -p "$out/jobs" "$out/runs"
+{
+	echo "# make lava-tlb BOARD=$board BOOTS=$boots SEED=$seed ($(date -u +%FT%TZ))"
+	echo "# position variant suite boot"
+	echo "$plan"
+} >"$out/plan.tsv"
 
 # One job per variant: every boot of a variant is the same job.
-variants=$(tlb_ab_suites "$board")
 for vs in $variants; do
 	BOARD_FLAVOUR=$(board_flavour "$board")-lava \
 		"$TOP/scripts/qemu-run.sh" "$board" lava-job "${vs#*:}" "$out/jobs/${vs%%:*}" >/dev/null
 done
-
-# shellcheck disable=SC2086 # the VARIANT:SUITE words
-"$py" "$TOP/scripts/lava_tlb.py" plan --boots "$boots" --seed "$seed" $variants >"$out/plan.txt"
-{
-	echo "# make lava-tlb BOARD=$board BOOTS=$boots SEED=$seed ($(date -u +%FT%TZ))"
-	echo "# position variant suite boot"
-	cat "$out/plan.txt"
-} >"$out/plan.tsv"
-rm "$out/plan.txt"
 note "$board: $((boots * 2)) boots in the order of $out/plan.tsv (SEED=$seed)"
 
 rc=0 logs=()
@@ -62,13 +54,7 @@ while read -r pos variant suite boot; do
 	run=$out/runs/$(printf '%03d' "$pos")-$variant
 	start=$SECONDS
 	lava_run "$out/jobs/$variant" "$run"
-	if ! "$py" "$TOP/scripts/lava_results.py" --name "$board/$variant/boot-$boot" \
-		--definition "0_cmadebug-$suite" "$run/log.yaml" >"$run/results.txt"; then
-		grep -v ': ok ' "$run/results.txt" >&2 || true
-		rc=1
-	else
-		tail -n 1 "$run/results.txt" >&2
-	fi
+	lava_judge "$board/$variant/boot-$boot" "0_cmadebug-$suite" "$run" >&2 || rc=1
 	note "$board/$variant boot $boot: LAVA job $LAVA_JOB_ID in $((SECONDS - start)) s, log $run/log.yaml"
 	logs+=("$run/log.yaml")
 done <"$out/plan.tsv"

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Turn a LAVA job log into per-case results, and fail on anything wrong.
 
-lava-run writes the job log on stderr, one YAML mapping a line: "target"
+lava-run writes the job log on stderr, one YAML mapping a line (a lab's
+stored log has the same lines as items of a list, "- {...}"): "target"
 lines are the guest's console, "results" lines the test cases (the
 definition's cases, and LAVA's own under definition "lava", the last of
 them case "job").  This prints each case of the suite's definition and one
@@ -51,6 +52,10 @@ def read_log(lines):
             rec = yaml.load(line, Loader=yaml.SafeLoader)
         except yaml.YAMLError:
             rec = None
+        # a lab's stored log (output.yaml, 'lavacli jobs logs --raw') is
+        # one YAML list: the same records, each line "- {...}"
+        if isinstance(rec, list) and len(rec) == 1:
+            rec = rec[0]
         if not isinstance(rec, dict) or "lvl" not in rec or "msg" not in rec:
             if not line.endswith("\n"):
                 raise LogError(f"the log is cut short: its last line ({n}) is incomplete")

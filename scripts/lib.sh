@@ -335,6 +335,17 @@ lava_run() {
 	rm -rf "/var/lib/lava/dispatcher/tmp/$LAVA_JOB_ID"
 }
 
+# lava_judge NAME DEFINITION RUN_DIR: judges RUN_DIR/log.yaml
+# (scripts/lava_results.py; the test definition is 0_cmadebug-SUITE) into
+# RUN_DIR/results.txt and prints all but its passing cases; fails with the job.
+lava_judge() {
+	local rc=0
+	"${PYTHON:-python3}" "$TOP/scripts/lava_results.py" --name "$1" --definition "$2" \
+		"$3/log.yaml" >"$3/results.txt" || rc=$?
+	grep -v ': ok ' "$3/results.txt" || true
+	return $rc
+}
+
 # suite_qemu_args ARCH SUITE: what the suite adds to QEMU's arguments.
 # -icount shift=0: one guest instruction per virtual ns, and the arm64 PMU
 # counts instructions (exactly).

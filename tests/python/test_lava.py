@@ -153,3 +153,12 @@ def test_job_renderer_drops_panic_minus_one_nowhere_else(tmp_path):
     assert definition["name"] == "cmadebug-tlb-icount"
     assert definition["repository"]["run"]["steps"] == ["sh /tests/lava-suite.sh"]
     assert json.loads((out / "job.yaml").read_text()) == job
+
+
+def test_a_labs_stored_log_reads_as_lava_runs(tmp_path):
+    """lava-server keeps the job log as one YAML list (output.yaml, what
+    'lavacli jobs logs --raw' prints): each record a "- {...}" line."""
+    stored = tmp_path / "output.yaml"
+    stored.write_text("".join("- " + line for line in log(tmp_path, "pass").read_text().splitlines(keepends=True)))
+    assert collect(stored).stdout == collect(log(tmp_path, "pass")).stdout
+    assert collect(stored).returncode == 0

@@ -17,7 +17,11 @@
 #
 # Environment: SEED (default: a random one, printed and recorded),
 # LAVA_TLB_OUT (default build/lava-tlb/BOARD; emptied first: one
-# experiment per directory).
+# experiment per directory), UNTIL (the sequential mode: BOOTS is the
+# most; whenever both variants have had as many boots, at least abstats'
+# minimum, stop once every interval is within +-UNTIL, e.g. 0.5%: abstats
+# --until), ALLOW_INSUFFICIENT (too few boots for an interval is not a
+# failure: make lava-check, which cannot afford enough).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -48,7 +52,16 @@ for vs in $variants; do
 done
 note "$board: $((boots * 2)) boots in the order of $out/plan.tsv (SEED=$seed)"
 
+# --until: are the intervals over the boots so far narrow enough?
+narrow_enough() {
+	rm -rf "$out/until"
+	"$py" "$TOP/scripts/lava_tlb.py" collect --name "lava-tlb $board" --out "$out/until" "${logs[@]}" >/dev/null &&
+		PYTHONPATH=$TOP/reports "$py" -m cmadebug_report.abstats "$out/until/walk" --baseline nosplit \
+			--until "$UNTIL" >/dev/null
+}
+
 rc=0 logs=()
+declare -A booted=()
 while read -r pos variant suite boot; do
 	case $pos in '#'*) continue ;; esac
 	run=$out/runs/$(printf '%03d' "$pos")-$variant
@@ -57,8 +70,19 @@ while read -r pos variant suite boot; do
 	lava_judge "$board/$variant/boot-$boot" "0_cmadebug-$suite" "$run" >&2 || rc=1
 	note "$board/$variant boot $boot: LAVA job $LAVA_JOB_ID in $((SECONDS - start)) s, log $run/log.yaml"
 	logs+=("$run/log.yaml")
+	booted[$variant]=$boot
+	[ $rc = 0 ] || break
+	if [ -n "${UNTIL:-}" ] && [ "${#booted[@]}" = 2 ] && [ "${booted[nosplit]}" = "${booted[split]}" ] &&
+		[ "$boot" -ge 3 ]; then
+		if narrow_enough; then
+			note "$board: every interval within +-$UNTIL after $boot boots of each variant"
+			break
+		fi
+	fi
 done <"$out/plan.tsv"
+rm -rf "$out/until"
 [ $rc = 0 ] || die "lava-tlb: a job failed: no results collected"
 
 "$py" "$TOP/scripts/lava_tlb.py" collect --name "lava-tlb $board" --out "$out/results" "${logs[@]}"
-make -s -C "$TOP" tlb-report RESULTS="$out/results/walk" OUT="$out/tlb-report.html"
+make -s -C "$TOP" tlb-report RESULTS="$out/results/walk" OUT="$out/tlb-report.html" \
+	${ALLOW_INSUFFICIENT:+ALLOW_INSUFFICIENT=1}

@@ -561,35 +561,36 @@ def load_tlb(path, strategies):
 
 
 def tlb_result(doc, path):
-    """What the split costs in TLB walks: the comparison against the baseline
-    at the largest working set, or why there is no number."""
-    from .abstats import WALKS_METRIC
-
+    """What the split costs in TLB walks or refills: the comparison against
+    the baseline at the largest working set, or why there is no number."""
+    metric = doc["tlb_metric"]
     comps = [c for c in doc["comparisons"] if c["baseline"] == doc["baseline"]
-             and WALKS_METRIC in c["metrics"]]
-    out = {"source": path, "baseline": doc["baseline"], "metric": WALKS_METRIC,
+             and metric in c["metrics"]]
+    out = {"source": path, "baseline": doc["baseline"], "metric": metric,
            "boots": {v["name"]: len(v["boots"]) for v in doc["variants"]}}
     if not comps:
-        out.update(status="not measured", reason="the A/B result has no walks per 1k instructions")
+        out.update(status="not measured", reason=f"the A/B result has no {metric}")
         return out
-    ok = [c for c in comps if c["metrics"][WALKS_METRIC]["status"] == "ok"]
+    ok = [c for c in comps if c["metrics"][metric]["status"] == "ok"]
     if not ok:
         last = comps[-1]["metrics"]
         # The TLB events themselves may be what failed (QEMU counts none):
         # say that rather than the derived metric's reason.
-        events = [e for e, m in last.items() if "tlb" in e.lower() and m["status"] == "not supported"]
+        events = [e for e, m in last.items() if "tlb" in e.lower() and e != metric
+                  and m["status"] == "not supported"]
         if events:
             out.update(status="not supported", reason=", ".join(events) + ": " + last[events[0]]["reason"])
         else:
-            m = last[WALKS_METRIC]
+            m = last[metric]
             out.update(status=m["status"], reason=m.get("reason", ""))
         out["variant"] = comps[-1]["variant"]
         return out
     c = max(ok, key=lambda c: c["working_set_bytes"] or 0)
-    m = c["metrics"][WALKS_METRIC]
+    m = c["metrics"][metric]
     out.update(status="measured", variant=c["variant"], working_set_bytes=c["working_set_bytes"],
                rel_diff=m["rel_diff"], ci95=m["ci95"], median=m["median"],
-               median_baseline=m["median_baseline"], note=m.get("note"))
+               median_baseline=m["median_baseline"], note=m.get("insufficient") and
+               f"insufficient: {m['insufficient']}")
     return out
 
 
@@ -603,21 +604,22 @@ def _tlb_cell(st, tlb):
     if tlb["status"] != "measured":
         return "unknown", (f"{tlb['status']} in the TLB A/B ({tlb['reason']}); "
                            f"{tlb['source']}"), None
-    from .abstats import fmt_bytes, fmt_pct
+    from .abstats import fmt_bytes, fmt_pct, metric_words
 
     ws = "" if tlb["working_set_bytes"] is None else f" walking {fmt_bytes(tlb['working_set_bytes'])}"
     boots = ", ".join(f"{k} {n}" for k, n in tlb["boots"].items())
+    what = metric_words(tlb["metric"])
     if tlb["ci95"] is None:
-        return "unknown", (f"{fmt_pct(tlb['rel_diff'])} TLB walks per 1k instructions{ws} "
+        return "unknown", (f"{fmt_pct(tlb['rel_diff'])} {what} per 1k instructions{ws} "
                            f"({tlb['variant']} vs {tlb['baseline']}; no interval: "
                            f"{tlb.get('note') or 'one run'})"), None
     lo, hi = tlb["ci95"]
-    text = (f"{fmt_pct(tlb['rel_diff'])} TLB walks per 1k instructions [{fmt_pct(lo)}, {fmt_pct(hi)}] "
+    text = (f"{fmt_pct(tlb['rel_diff'])} {what} per 1k instructions [{fmt_pct(lo)}, {fmt_pct(hi)}] "
             f"(95% interval){ws}, {tlb['variant']} vs {tlb['baseline']}, boots: {boots}")
     if lo > 0:
         return "worse", text, tlb["rel_diff"] * 100
     if hi < 0:
-        return "even", text + "; fewer walks with the split: no cost", 0.0
+        return "even", text + f"; fewer {what.split()[-1]} with the split: no cost", 0.0
     return "even", text + "; the interval includes no cost apart from noise", 0.0
 
 

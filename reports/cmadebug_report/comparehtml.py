@@ -264,9 +264,8 @@ def tlb_section(summary):
     if tlb is None:
         body.append(src("facts.txt (tlb, tlb_reason): no TLB A/B result was given (--tlb, make compare TLB=DIR)"))
     else:
-        body.append(src(f"the TLB A/B result {tlb['source']} (abstats: median of walks per 1k "
-                        "instructions, 95% interval from a hierarchical bootstrap over boots and runs); "
-                        "its kernel and machine are this comparison's"))
+        body.append(src(f"the TLB A/B result {tlb['source']} (abstats: {tlb['metric']}, "
+                        "95% Student t interval over boots); its kernel and machine are this comparison's"))
     return section("tlb", "TLB cost", body)
 
 

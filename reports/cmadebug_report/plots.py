@@ -171,33 +171,41 @@ def tlb_distributions(metrics):
 
 
 def tlb_relative(rows):
-    """Relative difference of each variant vs the baseline with its 95% CI."""
-    fig, ax = plt.subplots(figsize=(7, 0.5 + 0.35 * len(rows)))
-    ys = list(range(len(rows)))
-    mids = [100 * r["rel"] for r in rows]
-    lo = [100 * (r["rel"] - r["lo"]) for r in rows]
-    hi = [100 * (r["hi"] - r["rel"]) for r in rows]
-    ax.errorbar(mids, ys, xerr=[lo, hi], fmt="o", capsize=3)
-    ax.axvline(0, color="grey", linewidth=0.8)
-    ax.set_yticks(ys)
-    ax.set_yticklabels([r["label"] for r in rows])
-    ax.invert_yaxis()
-    ax.set_xlabel("relative difference vs baseline, % (95% CI, hierarchical bootstrap)")
+    """Relative difference of each metric vs the baseline with its 95%
+    interval, one panel per metric with its own scale: a +28 % change in
+    cycles stays readable next to a +50,000 % change in a count."""
+    fig, axes = plt.subplots(len(rows), 1, figsize=(7, 0.3 + 0.75 * len(rows)), squeeze=False)
+    for ax, r in zip([a for (a,) in axes], rows):
+        ax.errorbar([100 * r["rel"]], [0], xerr=[[100 * (r["rel"] - r["lo"])], [100 * (r["hi"] - r["rel"])]],
+                    fmt="o", capsize=3)
+        ax.axvline(0, color="grey", linewidth=0.8)
+        ax.set_yticks([0])
+        ax.set_yticklabels([r["label"]])
+        lo, hi = min(0.0, 100 * r["lo"]), max(0.0, 100 * r["hi"])
+        pad = 0.1 * (hi - lo) or 1.0
+        ax.set_xlim(lo - pad, hi + pad)
+        ax.tick_params(axis="x", labelsize=8)
+    axes[-1][0].set_xlabel("relative difference vs baseline, % (95% t interval over boots; "
+                           "each metric on its own scale)")
+    fig.tight_layout()
     return _png(fig)
 
 
-def sweep(points, metric, tlb_reach_bytes, step):
-    """Walks per 1k instructions against working-set size, per variant."""
+def sweep(points, metric, tlb_reach_bytes, steps):
+    """The TLB metric against working-set size, per variant; STEPS:
+    {variant: (from, to)} for the variants whose step was resolved, shaded
+    in that variant's colour."""
     fig, ax = plt.subplots(figsize=(7, 3))
     for name, pts in points.items():
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=name)
+        line, = ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=name)
+        if name in steps:
+            ax.axvspan(steps[name][0], steps[name][1], color=line.get_color(), alpha=0.15,
+                       label=f"{name}: step (interval excludes 0)")
     ax.set_xscale("log", base=2)
     ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(
         lambda v, _: f"{v / (1 << 20):g} MiB" if v >= 1 << 20 else f"{v / 1024:g} KiB"))
     if tlb_reach_bytes:
         ax.axvline(tlb_reach_bytes, color="#d62728", linestyle="--", label="TLB reach")
-    if step:
-        ax.axvspan(step[0], step[1], color="#ff7f0e", alpha=0.15, label="largest step")
     ax.set_xlabel("working set (bytes)")
     ax.set_ylabel(metric)
     ax.legend(loc="best")

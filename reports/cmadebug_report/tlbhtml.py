@@ -1,6 +1,6 @@
 """The TLB A/B section of the HTML report, from abstats documents."""
 from . import plots
-from .abstats import fmt_bytes, fmt_pct, fmt_value
+from .abstats import ci_text, fmt_bytes, fmt_pct, fmt_value, metric_words
 from .render import esc, figure_src, not_available, table
 
 
@@ -20,7 +20,7 @@ def tlb_prov(doc, kernels=()):
             f"{v['name']}: {x}" for v, x in zip(doc["variants"], vals))
         parts.append(f"{key if key != 'cmdline' else 'command line'}: {shown}")
     parts.append(f"method: {m['measurement']}; {m['statistic']}; {m['interval']}; "
-                 f"{m['iterations']} resamples, seed {m['seed']}")
+                 f"at least {m['minimum_boots']}")
     return ". ".join(parts)
 
 
@@ -66,13 +66,12 @@ def render_one(i, doc, kernels=()):
             if r["status"] != "ok":
                 rows.append([m, r["status"], r["reason"], "", ""])
                 continue
-            ci = "no interval" if r["ci95"] is None else f"[{fmt_pct(r['ci95'][0])}, {fmt_pct(r['ci95'][1])}]"
-            rows.append([m, fmt_pct(r["rel_diff"]), ci, fmt_value(r["median"]),
+            rows.append([m, fmt_pct(r["rel_diff"]), ci_text(r), fmt_value(r["median"]),
                          fmt_value(r["median_baseline"])])
             if r["ci95"] is not None:
                 plot_rows.append({"label": m, "rel": r["rel_diff"], "lo": r["ci95"][0], "hi": r["ci95"][1]})
-        out.append(table(["event or metric", "relative difference", "95% CI", c["variant"], c["baseline"]],
-                         rows))
+        out.append(table(["event or metric", "relative difference", "95% interval", c["variant"],
+                          c["baseline"]], rows))
         if plot_rows:
             out.append(figure_src(plots.tlb_relative(plot_rows),
                               f"{c['variant']} vs {c['baseline']}{_ws(c['working_set_bytes'])}: "
@@ -85,18 +84,18 @@ def render_one(i, doc, kernels=()):
             if s["status"] != "ok":
                 out.append(not_available(f"{s['variant']}: {s['metric']} {s['status']} ({s['reason']})"))
             elif s["step"] is None:
-                out.append(f"<p>{esc(s['variant'])}: {esc(s['metric'])} does not rise with the working set.</p>")
+                out.append(f"<p>{esc(s['variant'])}: {esc(s['metric'])}: no step ({esc(s['no_step'])}).</p>")
             else:
                 st = s["step"]
                 out.append(f"<p>{esc(s['variant'])}: {esc(s['metric'])} jumps between "
                            f"{esc(fmt_bytes(st['from_bytes']))} and {esc(fmt_bytes(st['to_bytes']))} "
-                           f"({esc(fmt_value(st['from']))} &rarr; {esc(fmt_value(st['to']))}).</p>")
+                           f"({esc(fmt_value(st['from']))} &rarr; {esc(fmt_value(st['to']))}, "
+                           f"{esc(fmt_pct(st['rel_diff']))}, Holm-adjusted p {st['p_holm']:.3g}).</p>")
         if ok:
-            step = next((s["step"] for s in ok if s["step"]), None)
             reach = next((s["tlb_reach_bytes"] for s in ok if s["tlb_reach_bytes"]), None)
-            png = plots.sweep({s["variant"]: s["points"] for s in ok}, ok[0]["metric"], reach,
-                              None if step is None else (step["from_bytes"], step["to_bytes"]))
-            out.append(figure_src(png, "TLB walks per 1k instructions against the working set"
+            steps = {s["variant"]: (s["step"]["from_bytes"], s["step"]["to_bytes"]) for s in ok if s["step"]}
+            png = plots.sweep({s["variant"]: s["points"] for s in ok}, ok[0]["metric"], reach, steps)
+            out.append(figure_src(png, f"{metric_words(ok[0]['metric'])} per 1k instructions against the working set"
                               + ("" if reach else " (TLB reach not given)"), runs))
         out.append("</div>")
     if doc["notes"]:

@@ -12,16 +12,21 @@
 # with --workload, page-cache reads from tmpfs or hackbench) with kernel-only
 # instructions, cycles and TLB events as one group of <= 6 counters:
 # 'perf stat -x, -e {...:k}' when there is a perf binary, else
-# 'cmadebug tlb'.  A multiplexed run is set aside (run-M.rejected.csv) and
-# the exit status is 3.  The layout is perf-scripts/README.md's; analyse it
-# with reports/' abstats ('make tlb-report RESULTS=DIR').
+# 'cmadebug tlb'.  The events are those 'cmadebug tlb events' chooses from
+# the CPU's PMU's sysfs list: its table walks, else its L2 TLB refills, else
+# its L1 TLB refills, else none ("not supported").  A multiplexed run is set
+# aside (run-M.rejected.csv) and the exit status is 3.  The layout is
+# perf-scripts/README.md's; analyse it with reports/' abstats ('make
+# tlb-report RESULTS=DIR').
 #
 # run options: -o RESULTS (default ./tlb-results), --start PHYS, --pages N
 # (4096) or --sweep "N1 N2 ..." (working-set sizes in pages), --accesses M
-# (1000000), --seed S, --runs R (5), --events LIST (names without :k; at
-# most 6; default by arch), --pmu NAME (big.LITTLE: that cluster's PMU; pin
-# the run to its cores with taskset), --expect 4k|block, --workload
-# tmpfs-read|hackbench (repeatable), --tmpfs-mib N (64).
+# (1000000), --seed S, --runs R (5), --events LIST (names the PMU lists in
+# sysfs, or instructions, cycles, rNNNN; without :k; at most 6), --pmu NAME
+# and --cpu N (count on that PMU, on that CPU: default CPU 0 and its PMU;
+# the runs are pinned there with taskset), --expect 4k|block, --workload
+# tmpfs-read|hackbench (repeatable), --tmpfs-mib N (64).  A results
+# directory counts one set of events: another is refused (exit 3).
 #
 # 'check' refuses (exit 3) to compare variants whose layouts do not differ
 # as intended: the walked range must be block/section-mapped in every boot
@@ -29,11 +34,13 @@
 # range, with the same kernel.
 #
 # Exit status: 0 ok, 1 usage, 2 environment (no debugfs, no walker, not
-# root), 3 a check failed or a run was multiplexed.
+# root, an event the PMU does not list), 3 a check failed, a run was
+# multiplexed, or the results directory holds other events.
 #
 # Environment: TLB_AB_ROOT (read proc/ and sys/ under this directory; for
 # tests), DEBUGFS (default /sys/kernel/debug), PERF (perf binary; PERF=none
-# forces the cmadebug fallback), CMADEBUG (cmadebug binary).
+# forces the cmadebug fallback), CMADEBUG (cmadebug binary: needed either
+# way, it chooses the events).
 set -u
 
 ROOT=${TLB_AB_ROOT:-}
@@ -175,10 +182,24 @@ boot_dir() {
 	echo "$vdir/boot-$((n + 1))"
 }
 
-# write_meta DIR WORKLOAD: meta.json (once per boot).
+# kept_runs DIR...: whether any of DIR holds a kept run (run-M.csv).
+kept_runs() {
+	for d in "$@"; do
+		for f in "$d"/run-*[0-9].csv; do
+			[ -f "$f" ] && return 0
+		done
+	done
+	return 1
+}
+
+# write_meta DIR WORKLOAD: meta.json, rewritten until a run is kept in DIR;
+# after that it must name the events counted now.
 write_meta() {
 	dir=$1
-	[ -f "$dir/meta.json" ] && return 0
+	if [ -f "$dir/meta.json" ] && kept_runs "$dir"; then
+		grep -qxF "  \"events\": $(json_str "$GROUP")," "$dir/meta.json" && return 0
+		die 3 "$dir/meta.json: this boot's runs counted other events ($(meta_get "$dir/meta.json" events)) than $GROUP"
+	fi
 	kernel=$(cat "$ROOT/proc/version" 2>/dev/null || echo unknown)
 	cmdline=$(cat "$ROOT/proc/cmdline" 2>/dev/null || echo unknown)
 	machine="$(uname -m)"
@@ -202,38 +223,71 @@ write_meta() {
 		say "  \"walk_start\": $START,"
 		say "  \"walk_pages\": $MAX_PAGES,"
 		say "  \"workload\": \"$2\","
-		say "  \"events\": $(json_str "$EVENTS"),"
-		say "  \"pmu\": $(json_str "${PMU:-default}"),"
+		say "  \"events\": $(json_str "$GROUP"),"
+		say "  \"walk_metric\": $(json_str "$WALK_METRIC"),"
+		say "  \"walk_events\": $(json_str "$WALK_EVENTS"),"
+		say "  \"pmu\": $(json_str "${SEL_PMU:-none}"),"
+		say "  \"cpu\": $SEL_CPU,"
 		say "  \"tool\": \"$TOOL\","
 		say "  \"boot_id\": \"$BOOT_ID\""
 		say "}"
 	} >"$dir/meta.json.tmp" && mv "$dir/meta.json.tmp" "$dir/meta.json"
 }
 
-# The events abstats sums into walks per 1k instructions: the walks
-# (Armv8), else the TLB refills (Armv7 has no walk event).  Once per results.
+# ---- the events: cmadebug's choice from the PMU's sysfs list -------------
+
+# json_list "a,b": ["a", "b"] ([] for nothing).
+json_list() {
+	printf '['
+	sep=""
+	for e in $(echo "$1" | tr , ' '); do
+		printf '%s%s' "$sep" "$(json_str "$e")"
+		sep=", "
+	done
+	printf ']'
+}
+
+# choose_events: GROUP (perf's spelling, :k), the instructions event, the
+# walk metric and its events, the PMU and CPU, as 'cmadebug tlb events'
+# says; an event the PMU does not list ends here, before any run.
+choose_events() {
+	sel=$("$CMADEBUG" ${ROOT:+--root "$ROOT"} tlb events ${PMU:+--pmu "$PMU"} \
+		${CPU:+--cpu "$CPU"} ${EVENTS:+--events "$EVENTS"} 2>&1) || {
+		c=$?
+		die $c "$(printf '%s\n' "$sel" | sed -n '1{s/^cmadebug: //;p;}')"
+	}
+	field() { printf '%s\n' "$sel" | sed -n "s/^$1: //p" | sed -n '1s/^-$//;1p'; }
+	GROUP=$(field Events) INS_EVENT=$(field Instructions) WALK_METRIC=$(field "Walk metric")
+	WALK_EVENTS=$(field "Walk events") SEL_PMU=$(field PMU) SEL_CPU=$(field CPU)
+	[ -n "$GROUP" ] && [ -n "$SEL_CPU" ] || die 2 "'$CMADEBUG tlb events' said no events: $sel"
+	# the names again, for cmadebug tlb --events (it adds PMU and :k itself)
+	NAMES=$(echo "$GROUP" | tr , '\n' | sed 's|^[^/]*/||; s|/k$||; s|:k$||' | tr '\n' ,)
+	NAMES=${NAMES%,}
+}
+
+# The manifest of these events: what abstats sums into its walk metric.
+manifest_text() {
+	printf '{"instructions_event": %s, "walk_metric": %s, "walk_events": %s, "events": %s, "pmu": %s}\n' \
+		"$(if [ -n "$INS_EVENT" ]; then json_str "$INS_EVENT"; else echo null; fi)" \
+		"$(json_str "$WALK_METRIC")" "$(json_list "$WALK_EVENTS")" "$(json_list "$GROUP")" \
+		"$(if [ -n "$SEL_PMU" ]; then json_str "$SEL_PMU"; else echo null; fi)"
+}
+
+# check_manifest FILE: refuses a results directory of other events.
+check_manifest() {
+	[ -f "$1" ] || return 0
+	[ "$(cat "$1")" = "$(manifest_text)" ] ||
+		die 3 "$1 is of other events ($(cat "$1")); counting $GROUP into it would mix them: use another -o, or its --events/--pmu/--cpu"
+}
+
+# write_manifest FILE VDIR: once a run of VDIR's boots is kept, atomically.
 write_manifest() {
 	[ -f "$1" ] && return 0
-	walks=$(echo "$EVENTS" | tr , '\n' | grep 'tlb_walk')
-	[ -n "$walks" ] || walks=$(echo "$EVENTS" | tr , '\n' | grep -E 'tlb_refill|TLB-load-misses')
-	list=$(for e in $walks; do printf '"%s", ' "$(ev_k "$e")"; done)
-	printf '{"instructions_event": "%s", "walk_events": [%s]}\n' "$(ev_k instructions)" "${list%, }" >"$1"
+	kept_runs "$2"/boot-* || return 0
+	manifest_text >"$1.tmp" && mv "$1.tmp" "$1" || die 2 "cannot write $1"
 }
 
 # ---- measuring --------------------------------------------------------------
-
-default_events() {
-	case $(uname -m) in
-	aarch64 | arm64 | armv8*) echo instructions,cycles,l1d_tlb_refill,l2d_tlb_refill,dtlb_walk,itlb_walk ;;
-	arm*) echo instructions,cycles,l1d_tlb_refill,l1i_tlb_refill ;;
-	*) echo instructions,cycles,dTLB-load-misses,iTLB-load-misses ;;
-	esac
-}
-
-# ev_k EVENT: the kernel-only spelling perf takes and prints (PMU/ev/k with --pmu).
-ev_k() {
-	if [ -n "$PMU" ]; then echo "$PMU/$1/k"; else echo "$1:k"; fi
-}
 
 # multiplexed CSV: a reason if any event had a counter part of the time.
 multiplexed() {
@@ -257,11 +311,7 @@ next_run() {
 # perf_run DIR WORKLOAD_CMD: one run under perf stat; 0 kept, 3 rejected.
 perf_run() {
 	m=$(next_run "$1")
-	group=""
-	for e in $(echo "$EVENTS" | tr , ' '); do
-		group="$group${group:+,}$(ev_k "$e")"
-	done
-	"$PERF" stat -x, -o "$1/run-$m.csv" -e "{$group}" -- sh -c "$2" ||
+	$PIN "$PERF" stat -x, -o "$1/run-$m.csv" -e "{$GROUP}" -- sh -c "$2" ||
 		die 2 "perf stat failed (run $m in $1)"
 	why=$(multiplexed "$1/run-$m.csv")
 	if [ -n "$why" ]; then
@@ -298,8 +348,8 @@ measure_walk() { # BOOTDIR VARIANT
 			done
 		else
 			"$CMADEBUG" tlb walk --start "$START" --pages "$pages" --accesses "$ACCESSES" \
-				--seed "$SEED" --runs "$RUNS" --events "$EVENTS" ${PMU:+--pmu "$PMU"} \
-				--results "$OUT/walk" --variant "$2" >"$1/cmadebug-$pages.txt" || {
+				--seed "$SEED" --runs "$RUNS" --events "$NAMES" ${SEL_PMU:+--pmu "$SEL_PMU"} \
+				--cpu "$SEL_CPU" --results "$OUT/walk" --variant "$2" >"$1/cmadebug-$pages.txt" || {
 				c=$?
 				[ $c = 2 ] && grep -q 'rejected' "$1/cmadebug-$pages.txt" 2>/dev/null && rc=3 && continue
 				die $c "cmadebug tlb walk failed (see its message above)"
@@ -318,8 +368,9 @@ measure_cmd() { # BOOTDIR VARIANT WORKLOAD CMD
 			perf_run "$1" "$4" || rc=3
 		done
 	else
-		"$CMADEBUG" tlb --runs "$RUNS" --events "$EVENTS" ${PMU:+--pmu "$PMU"} --results "$OUT/$3" \
-			--variant "$2" -- sh -c "$4" >"$1/cmadebug.txt" || die $? "cmadebug tlb failed on $3"
+		"$CMADEBUG" tlb --runs "$RUNS" --events "$NAMES" ${SEL_PMU:+--pmu "$SEL_PMU"} --cpu "$SEL_CPU" \
+			--results "$OUT/$3" --variant "$2" -- sh -c "$4" >"$1/cmadebug.txt" ||
+			die $? "cmadebug tlb failed on $3"
 	fi
 	return $rc
 }
@@ -330,7 +381,7 @@ cmd_run() {
 	shift
 	case $variant in '' | .* | */*) die 1 "VARIANT is a directory name (no '/', not starting with '.')" ;; esac
 	OUT=./tlb-results START="" PAGES=4096 ACCESSES=1000000 SEED=1 RUNS=5 SWEEP="" WORKLOADS=walk
-	EVENTS=$(default_events) EXPECT="" TMPFS_MIB=64 PMU=""
+	EVENTS="" EXPECT="" TMPFS_MIB=64 PMU="" CPU=""
 	while [ $# -gt 0 ]; do
 		[ $# -ge 2 ] || usage
 		case $1 in
@@ -343,6 +394,7 @@ cmd_run() {
 		--sweep) SWEEP=$2 ;;
 		--events) EVENTS=$2 ;;
 		--pmu) PMU=$2 ;;
+		--cpu) CPU=$2 ;;
 		--expect) EXPECT=$2 ;;
 		--workload) WORKLOADS="$WORKLOADS $2" ;;
 		--tmpfs-mib) TMPFS_MIB=$2 ;;
@@ -351,10 +403,12 @@ cmd_run() {
 		shift 2
 	done
 	[ -n "$START" ] || die 1 "run: --start PHYS is required (the walked range)"
-	for n in $PAGES $ACCESSES $SEED $RUNS $TMPFS_MIB $SWEEP; do
+	for n in $PAGES $ACCESSES $SEED $RUNS $TMPFS_MIB $SWEEP $CPU; do
 		case $n in '' | *[!0-9]*) die 1 "run: '$n' is not a number" ;; esac
 	done
 	[ "$(echo "$EVENTS" | tr , '\n' | wc -l)" -le 6 ] || die 1 "run: at most 6 events (one group, no multiplexing)"
+	# CPU 0 and its PMU unless told: the same choice in every boot
+	[ -n "$PMU$CPU" ] || CPU=0
 	SWEEP=${SWEEP:-$PAGES}
 	MAX_PAGES=0
 	for p in $SWEEP; do [ "$p" -gt $MAX_PAGES ] && MAX_PAGES=$p; done
@@ -362,13 +416,21 @@ cmd_run() {
 
 	PERF=${PERF:-$(command -v perf || true)}
 	CMADEBUG=${CMADEBUG:-$(command -v cmadebug || true)}
+	[ -n "$CMADEBUG" ] || die 2 "no cmadebug (CMADEBUG=): it chooses the events from the PMU's sysfs list"
 	if [ -n "$PERF" ] && [ "$PERF" != none ]; then
 		TOOL=perf
-	elif [ -n "$CMADEBUG" ]; then
-		TOOL=cmadebug
 	else
-		die 2 "neither perf nor cmadebug found (PERF=, CMADEBUG=)"
+		TOOL=cmadebug
 	fi
+	choose_events
+	echo "tlb-ab.sh: counting $GROUP on CPU $SEL_CPU (walk metric: $WALK_METRIC)" >&2
+	for w in $WORKLOADS; do
+		check_manifest "$OUT/$w/manifest.json"
+	done
+	# perf's workload on the CPU cmadebug chose (a PMU counts on its own
+	# cores); a captured tree's CPU numbers are not this machine's
+	PIN=""
+	[ -z "$ROOT" ] && command -v taskset >/dev/null && PIN="taskset -c $SEL_CPU"
 	BOOT_ID=$(cat "$ROOT/proc/sys/kernel/random/boot_id" 2>/dev/null || echo unknown)
 	MAPPING=$(mapping "$START" "$MAX_PAGES")
 	echo "tlb-ab.sh: walked range: $MAPPING" >&2
@@ -380,7 +442,6 @@ cmd_run() {
 	for w in $WORKLOADS; do
 		vdir=$OUT/$w/$variant
 		mkdir -p "$vdir" || die 2 "cannot create $vdir"
-		write_manifest "$OUT/$w/manifest.json"
 		bdir=$(boot_dir "$vdir" "$BOOT_ID")
 		mkdir -p "$bdir" || die 2 "cannot create $bdir"
 		write_meta "$bdir" "$w" || die 2 "cannot write $bdir/meta.json"
@@ -401,6 +462,7 @@ cmd_run() {
 			;;
 		*) die 1 "unknown workload '$w' (walk, tmpfs-read, hackbench)" ;;
 		esac
+		write_manifest "$OUT/$w/manifest.json" "$vdir"
 		echo "tlb-ab.sh: $w: $bdir ($TOOL)" >&2
 	done
 	exit $rc

@@ -6,6 +6,8 @@
  * every count or "not supported" (never a number the PMU did not count),
  * and can write the runs in reports/' A/B layout
  * (DIR/VARIANT/boot-N/run-M.csv as 'perf stat -x,' writes it, meta.json).
+ * 'tlb events' prints which events that is on this core (tlb.h's choice
+ * from the PMU's sysfs list), for perf-scripts/tlb-ab.sh and for people.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -22,6 +24,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "pmu.h"
 #include "tlb.h"
 #include "tlb_pmu.h"
 
@@ -38,10 +41,14 @@ static const char usage_text[] =
 	"                [--results DIR --variant NAME]\n"
 	"       cmadebug [--json] tlb [--runs R] [--events LIST] [--pmu NAME] [--cpu N]\n"
 	"                [--results DIR --variant NAME] -- CMD [ARGS...]\n"
+	"       cmadebug [--root DIR] [--json] tlb events [--events LIST] [--pmu NAME] [--cpu N]\n"
 	"Counts kernel-only events (one group of at most 6 counters, no multiplexing)\n"
 	"around one linear_map/walk run or around CMD; an event the PMU does not count\n"
 	"is printed \"not supported\".  --results writes DIR/NAME/boot-N/run-M.csv\n"
-	"('perf stat -x,' format) and meta.json for reports/' abstats.\n";
+	"('perf stat -x,' format) and meta.json for reports/' abstats.\n"
+	"The events are the CPU's PMU's own (sysfs events/): instructions, cycles and\n"
+	"its TLB walks, else L2 TLB refills, else L1 TLB refills; 'tlb events' prints\n"
+	"that choice.  --events LIST: names the PMU lists, or instructions, cycles, rNNNN.\n";
 
 /* What the system says about itself, recorded with every run. */
 struct tlb_meta {
@@ -61,6 +68,9 @@ struct tlb_run {
 struct tlb_state {
 	struct tlb_opts o;
 	struct sysroot *sr;	/* the command's (cmd_ctx) */
+	struct pmu_list pmus;	/* the CPU PMUs in sysfs */
+	const struct pmu *pmu;	/* the one counting (in pmus), NULL: none */
+	struct tlb_selection sel;
 	struct tlb_meta meta;
 	char names[TLB_MAX_EVENTS][TLB_NAME_MAX];
 	const char *name_ptr[TLB_MAX_EVENTS];
@@ -170,27 +180,89 @@ static void emit_workload(struct emit *e, const struct tlb_state *s)
 	emit_string(e, "command", "Workload", text);
 }
 
-static void emit_events(struct emit *e, const struct tlb_state *s)
+/* The names of the events in MASK (all: ~0u), comma separated, as text and a JSON list. */
+static void emit_names(struct emit *e, const struct tlb_state *s,
+		       const char *key, const char *label, unsigned int mask)
 {
 	char text[TLB_MAX_EVENTS * TLB_NAME_MAX];
 	size_t used = 0;
 
 	text[0] = '\0';
-	for (unsigned int i = 0; i < s->o.nr_events; i++)
-		used += (size_t)snprintf(text + used, sizeof(text) - used, "%s%s",
-					 i ? "," : "", s->names[i]);
-	emit_string(e, NULL, "Events", text);
-	emit_list_begin(e, "events");
-	for (unsigned int i = 0; i < s->o.nr_events; i++)
-		emit_string(e, NULL, NULL, s->names[i]);
+	for (unsigned int i = 0; i < s->sel.nr_events; i++)
+		if (mask & (1u << i))
+			used += (size_t)snprintf(text + used, sizeof(text) - used, "%s%s",
+						 used ? "," : "", s->names[i]);
+	emit_string(e, NULL, label, used ? text : "-");
+	emit_list_begin(e, key);
+	for (unsigned int i = 0; i < s->sel.nr_events; i++)
+		if (mask & (1u << i))
+			emit_string(e, NULL, NULL, s->names[i]);
 	emit_list_end(e);
+}
+
+/* The group's events and what they measure. */
+static void emit_events(struct emit *e, const struct tlb_state *s)
+{
+	emit_names(e, s, "events", "Events", ~0u);
+	emit_string(e, "walk_metric", "Walk metric", tlb_metric_name(s->sel.metric));
+	emit_names(e, s, "walk_events", "Walk events", s->sel.walk_mask);
 	emit_string(e, "counting", "Counting",
 		    "kernel only (exclude_user, exclude_hv), one group, this task");
 	emit_int(e, "cpu", "CPU", s->cpu);
-	if (s->o.pmu)
-		emit_string(e, "pmu", "PMU", s->o.pmu);
+	if (s->pmu)
+		emit_string(e, "pmu", "PMU", s->pmu->name);
 	else
 		emit_missing(e, "pmu", "PMU");
+}
+
+/* What 'tlb events' prints: the PMU, the group, the metric and why. */
+static void emit_choice(struct emit *e, const struct tlb_state *s)
+{
+	const struct tlb_selection *sel = &s->sel;
+
+	emit_object_begin(e, NULL);
+	if (s->pmu) {
+		emit_string(e, "pmu", "PMU", s->pmu->name);
+		emit_uint(e, "pmu_type", "PMU type", FMT_DEC, s->pmu->type);
+		emit_string(e, "pmu_cpus", "PMU CPUs", s->pmu->cpus[0] ? s->pmu->cpus : "all");
+	} else {
+		emit_missing(e, "pmu", "PMU");
+		emit_missing(e, "pmu_type", "PMU type");
+		emit_missing(e, "pmu_cpus", "PMU CPUs");
+	}
+	emit_int(e, "cpu", "CPU", s->cpu);
+	emit_string(e, "walk_metric", "Walk metric", tlb_metric_name(sel->metric));
+	emit_names(e, s, "walk_events", "Walk events", sel->walk_mask);
+	if (sel->instructions >= 0)
+		emit_string(e, "instructions_event", "Instructions", s->names[sel->instructions]);
+	else
+		emit_missing(e, "instructions_event", "Instructions");
+	if (sel->cycles >= 0)
+		emit_string(e, "cycles_event", "Cycles", s->names[sel->cycles]);
+	else
+		emit_missing(e, "cycles_event", "Cycles");
+	emit_names(e, s, "events", "Events", ~0u);
+	emit_string(e, "why", "Why", sel->why);
+	emit_list_begin(e, "counters");
+	for (unsigned int i = 0; i < sel->nr_events; i++) {
+		const struct tlb_event *ev = &sel->events[i];
+		const char *role = (int)i == sel->instructions ? "instructions" :
+				   (int)i == sel->cycles ? "cycles" :
+				   sel->walk_mask & (1u << i) ? "walk metric" : "counted";
+
+		emit_object_begin(e, NULL);
+		emit_string(e, "name", "EVENT", s->names[i]);
+		if (ev->pmu_alias)
+			emit_string(e, "sysfs", "SYSFS", ev->name);
+		else
+			emit_missing(e, "sysfs", "SYSFS");
+		emit_uint(e, "type", "TYPE", FMT_DEC, ev->type);
+		emit_uint(e, "config", "CONFIG", FMT_HEX, ev->config);
+		emit_string(e, "role", "ROLE", role);
+		emit_object_end(e);
+	}
+	emit_list_end(e);
+	emit_object_end(e);
 }
 
 /* ---- the results layout (perf-scripts/README.md) ------------------------ */
@@ -359,6 +431,72 @@ static void fill_walker(struct emit *e, const struct tlb_state *s,
 	(void)s;
 }
 
+/*
+ * The "events" member as write_json() puts it in meta.json (malloc'ed), to
+ * find it there: the same emitter writes the list the same way.
+ */
+static char *events_member(const struct tlb_state *s)
+{
+	char *doc = NULL, *start, *end, *member = NULL;
+	size_t len = 0;
+	struct emit e;
+	FILE *f = open_memstream(&doc, &len);
+	int ret;
+
+	if (!f)
+		return NULL;
+	emit_init(&e, f, true);
+	emit_object_begin(&e, NULL);
+	emit_names(&e, s, "events", NULL, ~0u);
+	emit_object_end(&e);
+	ret = emit_finish(&e);
+	if (fclose(f) || ret)
+		goto out;
+	/* from its key to its closing bracket: the object's braces cut */
+	start = strchr(doc, '"');
+	end = strrchr(doc, ']');
+	if (start && end > start)
+		member = strndup(start, (size_t)(end - start + 1));
+out:
+	free(doc);
+	return member;
+}
+
+/*
+ * Whether BOOT_DIR's meta.json at PATH is to be (re)written: 1 yes, 0 keep
+ * it, -EEXIST when this boot's runs counted other events.  tlb-ab.sh's own
+ * meta.json is its business; ours is rewritten until a run is kept, then
+ * must list the events counted now.
+ */
+static int meta_check(const struct tlb_state *s, const char *path)
+{
+	char buf[65536], *member = NULL;
+	ssize_t n;
+	int fd, ret;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 1 : -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return -EIO;
+	buf[n] = '\0';
+	if (!strstr(buf, "\"tool\": \"cmadebug tlb "))
+		return 0;
+	if (!highest_numbered(s->boot_dir, "run-", ".csv"))
+		return 1;
+	member = events_member(s);
+	if (!member) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = strstr(buf, member) ? 0 : -EEXIST;
+out:
+	free(member);
+	return ret;
+}
+
 /* DIR/VARIANT/boot-N of this boot (a new N for a new boot), meta.json in it. */
 static int results_open(struct tlb_state *s)
 {
@@ -381,8 +519,9 @@ have_dir:
 	if (ret)
 		return ret;
 	pathf(path, "%s/meta.json", s->boot_dir);
-	if (access(path, F_OK) == 0)	/* tlb-ab.sh wrote it, or an earlier run */
-		return 0;
+	ret = meta_check(s, path);
+	if (ret <= 0)
+		return ret;
 	return write_json(path, s, fill_meta, NULL);
 }
 
@@ -402,7 +541,7 @@ static int results_write_run(struct tlb_state *s, struct tlb_run *r)
 	else
 		snprintf(comment, sizeof(comment), "cmadebug tlb: command %s",
 			 s->o.cmd[0]);
-	ret = tlb_csv_run(s->name_ptr, r->rd, r->j, s->o.nr_events, comment,
+	ret = tlb_csv_run(s->name_ptr, r->rd, r->j, s->sel.nr_events, comment,
 			  &buf, &len);
 	if (!ret) {
 		ret = pathf(path, "%s/run-%u.csv", s->boot_dir, r->number);
@@ -498,7 +637,7 @@ static int command_once(struct tlb_state *s, struct tlb_run *r)
 		_exit(127);
 	}
 	close(go[0]);
-	ret = tlb_group_open(&g, s->o.events, s->o.nr_events, s->pmu_type, pid);
+	ret = tlb_group_open(&g, s->sel.events, s->sel.nr_events, s->pmu_type, pid);
 	if (!ret && write(go[1], &c, 1) != 1)
 		ret = -errno;
 	close(go[1]);
@@ -527,8 +666,8 @@ static int command_once(struct tlb_state *s, struct tlb_run *r)
 /* Judges a run; a multiplexed or never-counted event rejects it. */
 static int judge_run(struct tlb_state *s, struct tlb_run *r, unsigned int run)
 {
-	for (unsigned int i = 0; i < s->o.nr_events; i++) {
-		r->j[i] = tlb_judge(&s->o.events[i], &r->rd[i],
+	for (unsigned int i = 0; i < s->sel.nr_events; i++) {
+		r->j[i] = tlb_judge(&s->sel.events[i], &r->rd[i],
 				    s->o.walk ? s->o.w.pages : 0);
 		if (r->j[i].status == TLB_NOT_COUNTED) {
 			err_msg("run %u rejected: %s %s (count fewer events; on arm64 the NMI watchdog may hold one)",
@@ -545,7 +684,7 @@ static int measure(struct tlb_state *s)
 	int ret = -1;
 
 	if (s->o.walk) {
-		ret = tlb_group_open(&g, s->o.events, s->o.nr_events, s->pmu_type, 0);
+		ret = tlb_group_open(&g, s->sel.events, s->sel.nr_events, s->pmu_type, 0);
 		if (ret) {
 			err_msg("perf_event_open: %s (run as root, or lower /proc/sys/kernel/perf_event_paranoid)",
 				strerror(-ret));
@@ -615,7 +754,7 @@ static void emit_results(struct emit *e, const struct tlb_state *s)
 	for (unsigned int run = 0; run < s->o.runs; run++) {
 		const struct tlb_run *r = &s->runs[run];
 
-		for (unsigned int i = 0; i < s->o.nr_events; i++) {
+		for (unsigned int i = 0; i < s->sel.nr_events; i++) {
 			char status[256];
 
 			emit_object_begin(e, NULL);
@@ -641,7 +780,78 @@ static void emit_results(struct emit *e, const struct tlb_state *s)
 	emit_object_end(e);
 }
 
-/* Everything before measuring: CPU, PMU type, the system's description. */
+/* The CPU PMUs' names, for a message: "a, b" or "none". */
+static void pmu_names(const struct pmu_list *l, char *buf, size_t size)
+{
+	size_t used = 0;
+
+	snprintf(buf, size, "none");
+	for (unsigned int i = 0; i < l->nr && used < size; i++)
+		used += (size_t)snprintf(buf + used, size - used, "%s%s",
+					 i ? ", " : "", l->pmu[i].name);
+}
+
+/*
+ * Which CPU, which PMU, which events.  The CPU: --cpu, else with --pmu its
+ * first CPU unless this one is its, else the current one (CPU 0 of a
+ * captured tree).  The PMU: --pmu, else the one counting on that CPU.
+ */
+static int choose_events(struct tlb_state *s)
+{
+	bool live = s->sr->live;
+	char err[512];
+	long here;
+	int ret;
+
+	ret = pmus_load(s->sr, &s->pmus);
+	if (ret)
+		return ret;
+	if (s->o.pmu) {
+		s->pmu = pmu_find(&s->pmus, s->o.pmu);
+		if (!s->pmu) {
+			pmu_names(&s->pmus, err, sizeof(err));
+			err_msg("tlb: --pmu %s: no CPU PMU of that name in sysfs bus/event_source/devices (CPU PMUs: %s)",
+				s->o.pmu, err);
+			return EXIT_ENV;
+		}
+	}
+	here = live ? sched_getcpu() : 0;
+	if (s->o.cpu >= 0)
+		s->cpu = s->o.cpu;
+	else if (s->pmu && !pmu_has_cpu(s->pmu, here))
+		s->cpu = pmu_first_cpu(s->pmu);
+	else
+		s->cpu = here;
+	if (s->cpu < 0 || s->cpu >= CPU_SETSIZE) {
+		err_msg("tlb: cannot tell which CPU this is");
+		return EXIT_ENV;
+	}
+	if (!s->pmu) {
+		s->pmu = pmu_of_cpu(&s->pmus, s->cpu);
+	} else if (!pmu_has_cpu(s->pmu, s->cpu)) {
+		err_msg("tlb: CPU %ld is not one of %s's (CPUs %s): it would count nothing there",
+			s->cpu, s->pmu->name, s->pmu->cpus);
+		return EXIT_USAGE;
+	}
+	if (s->o.events) {
+		ret = tlb_select_list(s->o.events, s->pmu, &s->sel, err, sizeof(err));
+		if (ret >= 0) {
+			err_msg("%s", err);
+			return ret;
+		}
+	} else {
+		tlb_select(s->pmu, &s->sel);
+	}
+	s->pmu_type = s->pmu ? (int)s->pmu->type : -1;
+	for (unsigned int i = 0; i < s->sel.nr_events; i++) {
+		tlb_event_display(&s->sel.events[i], s->pmu ? s->pmu->name : NULL,
+				  s->names[i], sizeof(s->names[i]));
+		s->name_ptr[i] = s->names[i];
+	}
+	return -1;
+}
+
+/* Everything before measuring: CPU, PMU, events, the system's description. */
 static int prepare(struct cmd_ctx *ctx, struct tlb_state *s)
 {
 	cpu_set_t set;
@@ -654,35 +864,20 @@ static int prepare(struct cmd_ctx *ctx, struct tlb_state *s)
 	if (s->o.walk && !sysroot_exists(s->sr, FS_DEBUGFS, WALK_FILE))
 		return sysroot_read_error(s->sr, FS_DEBUGFS, WALK_FILE, -ENOENT,
 					  "CONFIG_LINEAR_MAP_BENCH (kernel-patches/0016)");
-	s->pmu_type = -1;
-	if (s->o.pmu) {
-		char rel[PATH_MAX];
-		uint64_t type;
-
-		snprintf(rel, sizeof(rel), "bus/event_source/devices/%s/type", s->o.pmu);
-		ret = sysroot_read_u64(s->sr, FS_SYSFS, rel, &type);
-		if (ret || type > INT32_MAX)
-			return sysroot_read_error(s->sr, FS_SYSFS, rel, ret ? ret : -ERANGE,
-						  "a PMU of that name (ls /sys/bus/event_source/devices)");
-		s->pmu_type = (int)type;
+	ret = choose_events(s);
+	if (ret >= 0 || s->o.list)
+		return ret;
+	if (!s->sel.nr_events) {
+		err_msg("tlb: nothing to count: %s", s->sel.why);
+		return EXIT_ENV;
 	}
 	/* The walk and the counters on one CPU: on big.LITTLE a PMU counts
 	 * only on its own cores. */
-	s->cpu = s->o.cpu >= 0 ? s->o.cpu : sched_getcpu();
 	CPU_ZERO(&set);
-	if (s->cpu < 0 || s->cpu >= CPU_SETSIZE) {
-		err_msg("tlb: cannot tell which CPU this is");
-		return EXIT_ENV;
-	}
 	CPU_SET((int)s->cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set)) {
 		err_msg("tlb: cannot run on CPU %ld: %s", s->cpu, strerror(errno));
 		return EXIT_ENV;
-	}
-	for (unsigned int i = 0; i < s->o.nr_events; i++) {
-		tlb_event_display(&s->o.events[i], s->o.pmu, s->names[i],
-				  sizeof(s->names[i]));
-		s->name_ptr[i] = s->names[i];
 	}
 	meta_load(s->sr, &s->meta);
 	s->runs = calloc(s->o.runs, sizeof(*s->runs));
@@ -692,6 +887,11 @@ static int prepare(struct cmd_ctx *ctx, struct tlb_state *s)
 	}
 	if (s->o.results) {
 		ret = results_open(s);
+		if (ret == -EEXIST) {
+			err_msg("%s: this boot's runs counted other events than %s (see its meta.json): use another --results or --variant",
+				s->boot_dir, s->names[0]);
+			return EXIT_PROBLEM;
+		}
 		if (ret) {
 			err_msg("%s/%s: cannot write results there: %s", s->o.results,
 				s->o.variant, strerror(-ret));
@@ -720,14 +920,19 @@ int cmd_tlb(struct cmd_ctx *ctx, int argc, char **argv)
 			err_msg("%s", err);
 		goto out;
 	}
-	if (ctx->root_opts->root) {
-		err_msg("tlb: counts on the live system; --root does not apply");
+	if (ctx->root_opts->root && !s->o.list) {
+		err_msg("tlb: counts on the live system; --root applies to 'tlb events' only");
 		ret = EXIT_USAGE;
 		goto out;
 	}
 	ret = prepare(ctx, s);
 	if (ret >= 0)
 		goto out;
+	if (s->o.list) {
+		emit_choice(ctx->out, s);
+		ret = EXIT_OK;
+		goto out;
+	}
 	ret = measure(s);
 	if (ret >= 0)
 		goto out;
@@ -735,6 +940,7 @@ int cmd_tlb(struct cmd_ctx *ctx, int argc, char **argv)
 	ret = EXIT_OK;
 out:
 	meta_free(&s->meta);
+	pmus_free(&s->pmus);
 	free(s->runs);
 	free(s);
 	return ret;

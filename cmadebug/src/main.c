@@ -112,7 +112,7 @@ static const struct command commands[] = {
 	  .usage = "record|report ..." },
 	{ .name = "tlb", .run = cmd_tlb,
 	  .summary = "kernel-only TLB, instruction, cycle counts around a walk",
-	  .usage = "walk ..." },
+	  .usage = "walk|events ..." },
 };
 
 const struct command *command_find(const char *name)

@@ -460,8 +460,9 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int sysroot_list_dirs(const struct sysroot *sr, enum fs_kind kind,
-		      const char *rel, char ***names)
+/* Sorted names in REL whose type is WANT (S_IFDIR, S_IFREG); see path.h. */
+static int list_entries(const struct sysroot *sr, enum fs_kind kind,
+			const char *rel, mode_t want, char ***names)
 {
 	char sub[PATH_MAX];
 	char **v = NULL;
@@ -484,7 +485,8 @@ int sysroot_list_dirs(const struct sysroot *sr, enum fs_kind kind,
 		if (de->d_name[0] == '.')
 			continue;
 		if (join(sub, rel, de->d_name, "") ||
-		    sysroot_stat(sr, kind, sub, &st) || !S_ISDIR(st.st_mode))
+		    sysroot_stat(sr, kind, sub, &st) ||
+		    (st.st_mode & S_IFMT) != want)
 			continue;
 		if (n == cap) {
 			char **nv = realloc(v, (cap ? cap * 2 : 8) * sizeof(*v));
@@ -508,6 +510,18 @@ nomem:
 	closedir(dir);
 	strv_free(v, n);
 	return -ENOMEM;
+}
+
+int sysroot_list_dirs(const struct sysroot *sr, enum fs_kind kind,
+		      const char *rel, char ***names)
+{
+	return list_entries(sr, kind, rel, S_IFDIR, names);
+}
+
+int sysroot_list_files(const struct sysroot *sr, enum fs_kind kind,
+		       const char *rel, char ***names)
+{
+	return list_entries(sr, kind, rel, S_IFREG, names);
 }
 
 /* The host path of REL for a message, or "<fs>/REL" if there is none. */

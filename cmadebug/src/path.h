@@ -77,6 +77,9 @@ int sysroot_read_u64(const struct sysroot *sr, enum fs_kind kind,
  * strv_free().  Returns the count or -errno. */
 int sysroot_list_dirs(const struct sysroot *sr, enum fs_kind kind,
 		      const char *rel, char ***names);
+/* The same for the regular files of REL (a PMU's events/). */
+int sysroot_list_files(const struct sysroot *sr, enum fs_kind kind,
+		       const char *rel, char ***names);
 
 bool sysroot_exists(const struct sysroot *sr, enum fs_kind kind,
 		    const char *rel);

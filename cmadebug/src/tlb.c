@@ -15,38 +15,60 @@
 	((uint64_t)(cache) | ((uint64_t)(op) << 8) | ((uint64_t)(result) << 16))
 
 /*
- * Armv7 and Armv8 common event numbers (the Arm ARM's PMU chapter); the
- * names are those of the kernel's sysfs aliases, as perf spells them.
- * Armv7 has 0x02 and 0x05 (refills of the L1 TLBs); 0x2D-0x35 are Armv8.
+ * perf's generic names: the kernel maps them to what each core has (on
+ * a PMU, opened with its extended type); on Arm the PMU's own names are
+ * preferred, as they say what is counted.
  */
-static const struct tlb_event known_events[] = {
+static const struct tlb_event generic_events[] = {
 	{ "instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS,
-	  TLB_KIND_INSTRUCTIONS },
+	  TLB_KIND_INSTRUCTIONS, false },
 	{ "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES,
-	  TLB_KIND_CYCLES },
-	{ "l1i_tlb_refill", PERF_TYPE_RAW, 0x02, TLB_KIND_TLB },
-	{ "l1d_tlb_refill", PERF_TYPE_RAW, 0x05, TLB_KIND_TLB },
-	{ "l2d_tlb_refill", PERF_TYPE_RAW, 0x2d, TLB_KIND_TLB },
-	{ "dtlb_walk", PERF_TYPE_RAW, 0x34, TLB_KIND_TLB },
-	{ "itlb_walk", PERF_TYPE_RAW, 0x35, TLB_KIND_TLB },
-	/* perf's generic names, for cores without the raw events above */
+	  TLB_KIND_CYCLES, false },
 	{ "dTLB-load-misses", PERF_TYPE_HW_CACHE,
 	  HW_CACHE(PERF_COUNT_HW_CACHE_DTLB, PERF_COUNT_HW_CACHE_OP_READ,
-		   PERF_COUNT_HW_CACHE_RESULT_MISS), TLB_KIND_TLB },
+		   PERF_COUNT_HW_CACHE_RESULT_MISS), TLB_KIND_TLB, false },
 	{ "iTLB-load-misses", PERF_TYPE_HW_CACHE,
 	  HW_CACHE(PERF_COUNT_HW_CACHE_ITLB, PERF_COUNT_HW_CACHE_OP_READ,
-		   PERF_COUNT_HW_CACHE_RESULT_MISS), TLB_KIND_TLB },
+		   PERF_COUNT_HW_CACHE_RESULT_MISS), TLB_KIND_TLB, false },
 };
 
-const char *tlb_default_events(void)
+/*
+ * The TLB events by meaning, in order of preference, with their Armv7/Armv8
+ * common event numbers (Arm ARM, PMU chapter): an alias of that name must
+ * say that number, or it is another event.  The data side is required: the
+ * walker and most kernel work miss there.
+ */
+static const struct tlb_meaning {
+	enum tlb_metric metric;
+	const char *name;
+	uint64_t number;
+	bool required;
+} meanings[] = {
+	{ TLB_METRIC_WALKS, "dtlb_walk", 0x34, true },
+	{ TLB_METRIC_WALKS, "itlb_walk", 0x35, false },
+	{ TLB_METRIC_L2_REFILLS, "l2d_tlb_refill", 0x2d, true },
+	{ TLB_METRIC_L2_REFILLS, "l2i_tlb_refill", 0x2e, false },
+	{ TLB_METRIC_L1_REFILLS, "l1d_tlb_refill", 0x05, true },
+	{ TLB_METRIC_L1_REFILLS, "l1i_tlb_refill", 0x02, false },
+};
+
+/* The PMU's names for instructions and cycles: Arm's, then x86's. */
+static const char *const instructions_aliases[] = { "inst_retired", "instructions" };
+static const char *const cycles_aliases[] = { "cpu_cycles", "cpu-cycles", "cycles" };
+
+const char *tlb_metric_name(enum tlb_metric metric)
 {
-#if defined(__aarch64__)
-	return "instructions,cycles,l1d_tlb_refill,l2d_tlb_refill,dtlb_walk,itlb_walk";
-#elif defined(__arm__)
-	return "instructions,cycles,l1d_tlb_refill,l1i_tlb_refill";
-#else
-	return "instructions,cycles,dTLB-load-misses,iTLB-load-misses";
-#endif
+	switch (metric) {
+	case TLB_METRIC_WALKS:
+		return "walks";
+	case TLB_METRIC_L2_REFILLS:
+		return "L2 refills";
+	case TLB_METRIC_L1_REFILLS:
+		return "L1 refills";
+	case TLB_METRIC_NONE:
+		break;
+	}
+	return "not supported";
 }
 
 /* A number in decimal or 0x hex, the whole of [s, s + len). */
@@ -73,9 +95,9 @@ int tlb_event_lookup(const char *name, struct tlb_event *ev)
 
 	if (!len || len >= sizeof(ev->name))
 		return -EINVAL;
-	for (size_t i = 0; i < ARRAY_SIZE(known_events); i++) {
-		if (!strcmp(known_events[i].name, name)) {
-			*ev = known_events[i];
+	for (size_t i = 0; i < ARRAY_SIZE(generic_events); i++) {
+		if (!strcmp(generic_events[i].name, name)) {
+			*ev = generic_events[i];
 			return 0;
 		}
 	}
@@ -97,35 +119,157 @@ int tlb_event_lookup(const char *name, struct tlb_event *ev)
 	return -EINVAL;
 }
 
-int tlb_parse_events(const char *list, struct tlb_opts *o, const char **bad,
-		     size_t *bad_len)
+static enum tlb_kind alias_kind(const char *name)
 {
-	const char *p = list;
+	for (size_t i = 0; i < ARRAY_SIZE(instructions_aliases); i++)
+		if (!strcmp(name, instructions_aliases[i]))
+			return TLB_KIND_INSTRUCTIONS;
+	for (size_t i = 0; i < ARRAY_SIZE(cycles_aliases); i++)
+		if (!strcmp(name, cycles_aliases[i]))
+			return TLB_KIND_CYCLES;
+	return strstr(name, "tlb") ? TLB_KIND_TLB : TLB_KIND_RAW;
+}
 
-	o->nr_events = 0;
-	for (;;) {
-		size_t len = strcspn(p, ",");
-		char name[sizeof(o->events[0].name)];
+/* The PMU's alias ALIAS as an event of the group. */
+static void alias_event(const struct pmu *pmu, const struct pmu_event *alias,
+			struct tlb_event *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	memcpy(ev->name, alias->name, sizeof(ev->name));
+	ev->type = pmu->type;
+	ev->config = alias->config;
+	ev->kind = alias_kind(alias->name);
+	ev->pmu_alias = true;
+}
+
+/* The first of NAMES that PMU publishes and this tool can open. */
+static const struct pmu_event *first_alias(const struct pmu *pmu,
+					   const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct pmu_event *a = pmu_event_find(pmu, names[i]);
+
+		if (a && a->usable)
+			return a;
+	}
+	return NULL;
+}
+
+/* The alias of meaning M, when PMU publishes it with its architected number. */
+static const struct pmu_event *meaning_alias(const struct pmu *pmu,
+					     const struct tlb_meaning *m)
+{
+	const struct pmu_event *a = pmu_event_find(pmu, m->name);
+
+	return a && a->usable && a->config == m->number ? a : NULL;
+}
+
+static void add_event(struct tlb_selection *sel, const struct tlb_event *ev)
+{
+	if (sel->nr_events < TLB_MAX_EVENTS)
+		sel->events[sel->nr_events++] = *ev;
+}
+
+/* Instructions and cycles: the PMU's aliases, perf's generic names without one. */
+static void select_base(const struct pmu *pmu, struct tlb_selection *sel)
+{
+	struct tlb_event ev;
+	const struct pmu_event *a;
+
+	if (!pmu) {
+		sel->instructions = (int)sel->nr_events;
+		tlb_event_lookup("instructions", &ev);
+		add_event(sel, &ev);
+		sel->cycles = (int)sel->nr_events;
+		tlb_event_lookup("cycles", &ev);
+		add_event(sel, &ev);
+		return;
+	}
+	a = first_alias(pmu, instructions_aliases, ARRAY_SIZE(instructions_aliases));
+	if (a) {
+		sel->instructions = (int)sel->nr_events;
+		alias_event(pmu, a, &ev);
+		add_event(sel, &ev);
+	}
+	a = first_alias(pmu, cycles_aliases, ARRAY_SIZE(cycles_aliases));
+	if (a) {
+		sel->cycles = (int)sel->nr_events;
+		alias_event(pmu, a, &ev);
+		add_event(sel, &ev);
+	}
+}
+
+/* Whether EV is the PMU's event of meaning M. */
+static bool event_means(const struct tlb_event *ev, const struct tlb_meaning *m)
+{
+	return ev->pmu_alias && !strcmp(ev->name, m->name) && ev->config == m->number;
+}
+
+/* The metric of SEL's events, the preferred one they allow, and its events. */
+static void mark_metric(struct tlb_selection *sel)
+{
+	sel->metric = TLB_METRIC_NONE;
+	sel->walk_mask = 0;
+	for (size_t m = 0; m < ARRAY_SIZE(meanings) && sel->metric == TLB_METRIC_NONE; m++)
+		for (unsigned int i = 0; i < sel->nr_events; i++)
+			if (meanings[m].required && event_means(&sel->events[i], &meanings[m]))
+				sel->metric = meanings[m].metric;
+	for (unsigned int i = 0; i < sel->nr_events; i++)
+		for (size_t m = 0; m < ARRAY_SIZE(meanings); m++)
+			if (meanings[m].metric == sel->metric &&
+			    event_means(&sel->events[i], &meanings[m]))
+				sel->walk_mask |= 1u << i;
+}
+
+static void selection_init(struct tlb_selection *sel)
+{
+	memset(sel, 0, sizeof(*sel));
+	sel->instructions = -1;
+	sel->cycles = -1;
+}
+
+/* Why SEL is what PMU allows, in the words of the events' names. */
+static void select_why(const struct pmu *pmu, const struct tlb_selection *sel,
+		       char *why, size_t size)
+{
+	static const char *const text[] = {
+		[TLB_METRIC_WALKS] = "lists dtlb_walk (0x34): the core counts translation table walks",
+		[TLB_METRIC_L2_REFILLS] = "lists no dtlb_walk (0x34): of its TLBs the core counts L2 refills (l2d_tlb_refill 0x2D)",
+		[TLB_METRIC_L1_REFILLS] = "lists neither dtlb_walk (0x34) nor l2d_tlb_refill (0x2D): of its TLBs the core counts L1 refills (l1d_tlb_refill 0x05)",
+		[TLB_METRIC_NONE] = "lists no dtlb_walk, l2d_tlb_refill or l1d_tlb_refill: the core's TLBs are not counted",
+	};
+
+	snprintf(why, size, "%s %s%s%s", pmu->name, text[sel->metric],
+		 sel->instructions < 0 ? "; no inst_retired: instructions not counted" : "",
+		 sel->cycles < 0 ? "; no cpu_cycles: cycles not counted" : "");
+}
+
+void tlb_select(const struct pmu *pmu, struct tlb_selection *sel)
+{
+	enum tlb_metric metric = TLB_METRIC_NONE;
+
+	selection_init(sel);
+	select_base(pmu, sel);
+	if (!pmu) {
+		snprintf(sel->why, sizeof(sel->why),
+			 "no CPU PMU in sysfs (bus/event_source/devices/*/cpus): no TLB event to count");
+		return;
+	}
+	/* The first metric whose required event the PMU has, and its events. */
+	for (size_t i = 0; i < ARRAY_SIZE(meanings) && metric == TLB_METRIC_NONE; i++)
+		if (meanings[i].required && meaning_alias(pmu, &meanings[i]))
+			metric = meanings[i].metric;
+	for (size_t i = 0; i < ARRAY_SIZE(meanings); i++) {
+		const struct pmu_event *a = meaning_alias(pmu, &meanings[i]);
 		struct tlb_event ev;
 
-		*bad = p;
-		*bad_len = len;
-		if (!len || len >= sizeof(name))
-			return -EINVAL;
-		memcpy(name, p, len);
-		name[len] = '\0';
-		if (tlb_event_lookup(name, &ev))
-			return -EINVAL;
-		for (unsigned int i = 0; i < o->nr_events; i++)
-			if (!strcmp(o->events[i].name, ev.name))
-				return -EINVAL;
-		if (o->nr_events == TLB_MAX_EVENTS)
-			return -E2BIG;
-		o->events[o->nr_events++] = ev;
-		if (!p[len])
-			return 0;
-		p += len + 1;
+		if (meanings[i].metric != metric || !a)
+			continue;
+		alias_event(pmu, a, &ev);
+		add_event(sel, &ev);
 	}
+	mark_metric(sel);
+	select_why(pmu, sel, sel->why, sizeof(sel->why));
 }
 
 static int usage_err(char *err, size_t size, const char *fmt, ...)
@@ -139,6 +283,83 @@ static int usage_err(char *err, size_t size, const char *fmt, ...)
 	vsnprintf(err, size, fmt, ap);
 	va_end(ap);
 	return EXIT_USAGE;
+}
+
+/*
+ * The names of LIST, checked as names: at most TLB_MAX_EVENTS, none empty
+ * or repeated, no PMU or modifier in them (the tool adds those).  -1, or
+ * EXIT_USAGE with ERR.
+ */
+static int split_list(const char *list, char names[][PMU_EVENT_NAME_MAX],
+		      unsigned int *n, char *err, size_t size)
+{
+	const char *p = list;
+
+	*n = 0;
+	for (;;) {
+		size_t len = strcspn(p, ",");
+
+		if (*n == TLB_MAX_EVENTS)
+			return usage_err(err, size, "tlb: at most %d events (one group, no multiplexing)",
+					 TLB_MAX_EVENTS);
+		if (!len || len >= PMU_EVENT_NAME_MAX || strcspn(p, "/:{}= ") < len)
+			return usage_err(err, size, "tlb: --events takes event names, as 'inst_retired,dtlb_walk': not '%.*s'",
+					 (int)(len < 64 ? len : 64), p);
+		memcpy(names[*n], p, len);
+		names[*n][len] = '\0';
+		for (unsigned int i = 0; i < *n; i++)
+			if (!strcmp(names[i], names[*n]))
+				return usage_err(err, size, "tlb: event '%s' given twice", names[i]);
+		(*n)++;
+		if (!p[len])
+			return -1;
+		p += len + 1;
+	}
+}
+
+int tlb_select_list(const char *list, const struct pmu *pmu,
+		    struct tlb_selection *sel, char *err, size_t err_size)
+{
+	char names[TLB_MAX_EVENTS][PMU_EVENT_NAME_MAX];
+	unsigned int n;
+	int ret;
+
+	selection_init(sel);
+	err[0] = '\0';
+	ret = split_list(list, names, &n, err, err_size);
+	if (ret >= 0)
+		return ret;
+	for (unsigned int i = 0; i < n; i++) {
+		const struct pmu_event *a = pmu ? pmu_event_find(pmu, names[i]) : NULL;
+		struct tlb_event ev;
+
+		if (a && !a->usable) {
+			snprintf(err, err_size, "tlb: %s's event '%s' has more terms than event=N, which cmadebug does not place",
+				 pmu->name, a->name);
+			return EXIT_ENV;
+		}
+		if (a)
+			alias_event(pmu, a, &ev);
+		else if (tlb_event_lookup(names[i], &ev)) {
+			if (pmu)
+				snprintf(err, err_size, "tlb: %s does not list '%s' (the core does not count it; 'cmadebug tlb events' shows what it has)",
+					 pmu->name, names[i]);
+			else
+				snprintf(err, err_size, "tlb: no CPU PMU here lists '%s' (no bus/event_source/devices/*/cpus in sysfs); perf's instructions, cycles, rNNNN are all there is",
+					 names[i]);
+			return EXIT_ENV;
+		}
+		if (ev.kind == TLB_KIND_INSTRUCTIONS && sel->instructions < 0)
+			sel->instructions = (int)sel->nr_events;
+		if (ev.kind == TLB_KIND_CYCLES && sel->cycles < 0)
+			sel->cycles = (int)sel->nr_events;
+		add_event(sel, &ev);
+	}
+	mark_metric(sel);	/* by the same meanings, among the events given */
+	snprintf(sel->why, sizeof(sel->why), "chosen with --events%s%s",
+		 sel->metric == TLB_METRIC_NONE ? ": no dtlb_walk, l2d_tlb_refill or l1d_tlb_refill among them" : "",
+		 sel->instructions < 0 ? "; no instructions event among them" : "");
+	return -1;
 }
 
 /* --opt VALUE: a number within [min, max]. */
@@ -165,13 +386,25 @@ static int opt_str(int argc, char **argv, int *i, const char **v, char *err,
 	return -1;
 }
 
+/* An option of 'tlb walk' or '-- CMD' only, not of 'tlb events'. */
+static bool counting_option(const char *a)
+{
+	static const char *const opts[] = { "--start", "--pages", "--accesses", "--seed",
+					    "--runs", "--results", "--variant", "--" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(opts); i++)
+		if (!strcmp(a, opts[i]))
+			return true;
+	return false;
+}
+
 int tlb_parse_args(int argc, char **argv, struct tlb_opts *o, char *err,
 		   size_t err_size)
 {
+	char names[TLB_MAX_EVENTS][PMU_EVENT_NAME_MAX];
 	bool have_start = false, have_pages = false, have_accesses = false;
-	const char *events = tlb_default_events(), *bad;
+	unsigned int n;
 	uint64_t v;
-	size_t bad_len;
 	int i = 1, ret;
 
 	memset(o, 0, sizeof(*o));
@@ -182,6 +415,9 @@ int tlb_parse_args(int argc, char **argv, struct tlb_opts *o, char *err,
 	if (i < argc && !strcmp(argv[i], "walk")) {
 		o->walk = true;
 		i++;
+	} else if (i < argc && !strcmp(argv[i], "events")) {
+		o->list = true;
+		i++;
 	}
 	for (; i < argc; i++) {
 		const char *a = argv[i];
@@ -190,6 +426,8 @@ int tlb_parse_args(int argc, char **argv, struct tlb_opts *o, char *err,
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			o->help = true;
 			return EXIT_OK;
+		} else if (o->list && counting_option(a)) {
+			ret = usage_err(err, err_size, "tlb events: '%s' is for counting (tlb walk, tlb -- CMD)", a);
 		} else if (!strcmp(a, "--")) {
 			o->cmd = argv + i + 1;
 			break;
@@ -215,10 +453,12 @@ int tlb_parse_args(int argc, char **argv, struct tlb_opts *o, char *err,
 			ret = opt_num(argc, argv, &i, 0, 4095, &v, err, err_size);
 			o->cpu = (long)v;
 		} else if (!strcmp(a, "--events")) {
-			ret = opt_str(argc, argv, &i, &events, err, err_size);
+			ret = opt_str(argc, argv, &i, &o->events, err, err_size);
+			if (ret < 0)
+				ret = split_list(o->events, names, &n, err, err_size);
 		} else if (!strcmp(a, "--pmu")) {
 			ret = opt_str(argc, argv, &i, &o->pmu, err, err_size);
-			if (ret < 0 && strchr(o->pmu, '/'))
+			if (ret < 0 && (strchr(o->pmu, '/') || o->pmu[0] == '.'))
 				ret = usage_err(err, err_size, "tlb: --pmu takes a name under /sys/bus/event_source/devices");
 		} else if (!strcmp(a, "--results")) {
 			ret = opt_str(argc, argv, &i, &o->results, err, err_size);
@@ -232,22 +472,18 @@ int tlb_parse_args(int argc, char **argv, struct tlb_opts *o, char *err,
 		if (ret >= 0)
 			return ret;
 	}
+	if (o->list)
+		return -1;
 	if (o->walk && o->cmd)
 		return usage_err(err, err_size, "tlb: walk or '-- CMD', not both");
 	if (!o->walk && (!o->cmd || !o->cmd[0]))
-		return usage_err(err, err_size, "tlb: say 'walk --start PHYS --pages N --accesses M' or '-- CMD'");
+		return usage_err(err, err_size, "tlb: say 'walk --start PHYS --pages N --accesses M', '-- CMD' or 'events'");
 	if (o->walk && !(have_start && have_pages && have_accesses))
 		return usage_err(err, err_size, "tlb walk: --start, --pages and --accesses are required");
 	if (o->walk && (o->w.start & 0xfff))
 		return usage_err(err, err_size, "tlb walk: --start 0x%" PRIx64 " is not page aligned", o->w.start);
 	if (!o->results != !o->variant)
 		return usage_err(err, err_size, "tlb: --results DIR and --variant NAME go together");
-	ret = tlb_parse_events(events, o, &bad, &bad_len);
-	if (ret == -E2BIG)
-		return usage_err(err, err_size, "tlb: at most %d events (one group, no multiplexing)", TLB_MAX_EVENTS);
-	if (ret)
-		return usage_err(err, err_size, "tlb: unknown or repeated event '%.*s' (known: instructions, cycles, l1i_tlb_refill, l1d_tlb_refill, l2d_tlb_refill, dtlb_walk, itlb_walk, dTLB-load-misses, iTLB-load-misses, rNNNN)",
-				 (int)bad_len, bad);
 	return -1;
 }
 

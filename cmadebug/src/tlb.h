@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pmu.h"
+
 /* One group of at most this many counters: no multiplexing on any ARM core
  * we know (Cortex-A7/A15 have 4 event counters, Armv8 cores 6). */
 #define TLB_MAX_EVENTS		6
@@ -21,21 +23,42 @@
 #define TLB_WALK_MAX_PAGES	(1ULL << 20)
 #define TLB_WALK_MAX_ACCESSES	(1ULL << 32)
 #define TLB_MAX_RUNS		1000
-#define TLB_NAME_MAX		128
+/* "PMU/event/k", as perf spells an event of a named PMU. */
+#define TLB_NAME_MAX		(PMU_NAME_MAX + PMU_EVENT_NAME_MAX + 4)
 
 /* What a zero means: every kind here is a hardware count that cannot be 0. */
 enum tlb_kind {
 	TLB_KIND_INSTRUCTIONS,
 	TLB_KIND_CYCLES,
 	TLB_KIND_TLB,		/* refills and walks */
-	TLB_KIND_RAW,		/* rNNNN: whatever the user asked for */
+	TLB_KIND_RAW,		/* rNNNN or another alias: whatever the user asked for */
 };
 
 struct tlb_event {
-	char name[32];		/* "dtlb_walk", "instructions", "r34" */
-	uint32_t type;		/* PERF_TYPE_HARDWARE, _HW_CACHE, _RAW */
+	char name[PMU_EVENT_NAME_MAX];	/* "dtlb_walk", "instructions", "r34" */
+	uint32_t type;		/* the PMU's sysfs type, or PERF_TYPE_HARDWARE, _HW_CACHE, _RAW */
 	uint64_t config;
 	enum tlb_kind kind;
+	bool pmu_alias;		/* a file of the PMU's events/: opened as it says */
+};
+
+/* What the TLB events of a run add up to, in order of preference. */
+enum tlb_metric {
+	TLB_METRIC_NONE,	/* the core counts none of them: "not supported" */
+	TLB_METRIC_WALKS,	/* dtlb_walk (0x34) + itlb_walk (0x35) */
+	TLB_METRIC_L2_REFILLS,	/* l2d_tlb_refill (0x2D) + l2i_tlb_refill (0x2E) */
+	TLB_METRIC_L1_REFILLS,	/* l1d_tlb_refill (0x05) + l1i_tlb_refill (0x02) */
+};
+
+/* The group to count and what it measures. */
+struct tlb_selection {
+	struct tlb_event events[TLB_MAX_EVENTS];
+	unsigned int nr_events;
+	int instructions;	/* index into events, -1: none */
+	int cycles;		/* index into events, -1: none */
+	enum tlb_metric metric;
+	unsigned int walk_mask;	/* bit i: events[i] is summed into the metric */
+	char why[256];		/* how it was chosen, one line */
 };
 
 /* Status of one count in one run. */
@@ -70,11 +93,11 @@ struct tlb_walk {
 
 struct tlb_opts {
 	bool walk;			/* 'tlb walk', else '-- CMD' */
+	bool list;			/* 'tlb events': print the choice only */
 	struct tlb_walk w;
 	unsigned int runs;
-	struct tlb_event events[TLB_MAX_EVENTS];
-	unsigned int nr_events;
-	const char *pmu;		/* --pmu NAME: its sysfs type */
+	const char *events;		/* --events LIST; NULL: chosen from the PMU */
+	const char *pmu;		/* --pmu NAME */
 	long cpu;			/* --cpu N, -1: the current one */
 	const char *results;		/* --results DIR */
 	const char *variant;		/* --variant NAME */
@@ -82,12 +105,28 @@ struct tlb_opts {
 	bool help;
 };
 
-/* The known event names and the default set of this build's arch. */
+/* perf's generic names (instructions, cycles, dTLB-load-misses, ...) and rNNNN. */
 int tlb_event_lookup(const char *name, struct tlb_event *ev);
-const char *tlb_default_events(void);
-/* "a,b,c" into o->events.  0, or -EINVAL / -E2BIG with *bad set. */
-int tlb_parse_events(const char *list, struct tlb_opts *o, const char **bad,
-		     size_t *bad_len);
+
+/* "walks", "L2 refills", "L1 refills" or "not supported". */
+const char *tlb_metric_name(enum tlb_metric metric);
+
+/*
+ * The default group, chosen by meaning from what PMU lists: table walks
+ * where the core counts them, else L2 TLB refills, else L1 TLB refills,
+ * else none; always the PMU's instructions and cycles.  PMU NULL (no CPU
+ * PMU in sysfs): perf's generic instructions and cycles, and no TLB event.
+ */
+void tlb_select(const struct pmu *pmu, struct tlb_selection *sel);
+
+/*
+ * An explicit LIST ("inst_retired,dtlb_walk"): each name a file of PMU's
+ * events/, else one of perf's generic names or rNNNN.  Returns -1 to go
+ * on, else the exit code with one line in ERR: EXIT_USAGE for a list that
+ * is no list of names, EXIT_ENV for a name PMU does not publish.
+ */
+int tlb_select_list(const char *list, const struct pmu *pmu,
+		    struct tlb_selection *sel, char *err, size_t err_size);
 
 /*
  * The command's arguments after "tlb".  Returns -1 to go on, else the
@@ -111,7 +150,7 @@ int tlb_walk_parse(const char *buf, size_t len, struct tlb_walk *w);
 struct tlb_judged tlb_judge(const struct tlb_event *ev,
 			    const struct tlb_reading *rd, uint64_t walk_pages);
 
-/* "dtlb_walk:k", or "PMU/dtlb_walk/k" with --pmu. */
+/* "dtlb_walk:k", or "PMU/dtlb_walk/k" when counted on the PMU named PMU. */
 void tlb_event_display(const struct tlb_event *ev, const char *pmu,
 		       char *buf, size_t size);
 

@@ -32,7 +32,8 @@ int tlb_group_open(struct tlb_group *g, const struct tlb_event *events,
 		attr.size = sizeof(attr);
 		attr.type = events[i].type;
 		attr.config = events[i].config;
-		if (pmu_type >= 0) {
+		/* An alias already names its PMU; generic and raw ones are placed on it. */
+		if (pmu_type >= 0 && !events[i].pmu_alias) {
 			if (attr.type == PERF_TYPE_RAW)
 				attr.type = (uint32_t)pmu_type;
 			else	/* hardware and cache events: the extended type */

@@ -20,7 +20,8 @@ struct tlb_group {
 /*
  * Opens EVENTS as one group, kernel only (exclude_user, exclude_hv), for
  * PID (0: this task; a child: inherit, enabled at its exec).  PMU_TYPE is
- * the --pmu's sysfs type, or -1.  An event that does not open is recorded
+ * the sysfs type of the PMU the group counts on (generic and raw events are
+ * placed there), or -1.  An event that does not open is recorded
  * in rd[i].open_err.  Returns 0, or -EACCES/-EPERM (no permission: nothing
  * can be counted, the caller says so).
  */

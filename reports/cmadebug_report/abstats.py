@@ -174,7 +174,10 @@ def _run_metrics(run, cfg):
         else:
             vals[ev] = r.value
     ins = cfg.instructions_event(run.readings)
-    if ins is None or not cfg.tlb_events:
+    if cfg.label == "not supported":
+        vals[tm] = None
+        why[tm] = ("not supported", "the PMU lists no TLB walk or refill event")
+    elif ins is None or not cfg.tlb_events:
         vals[tm] = None
         why[tm] = ("not measured", "no instructions event" if ins is None else
                    "no TLB walk or refill event (name one in manifest walk_events)")
@@ -196,17 +199,19 @@ def _run_metrics(run, cfg):
 
 # What the TLB events count, by meaning (perf-scripts/README.md): table
 # walks where the core counts them, else L2 TLB refills, else L1 refills.
+# "not supported": the core's PMU lists none of them (cmadebug tlb events).
 TLB_METRICS = {"walks": WALKS_METRIC,
                "L2 refills": "l2_tlb_refills_per_1k_instructions",
                "L1 refills": "l1_tlb_refills_per_1k_instructions",
-               "misses": "tlb_misses_per_1k_instructions"}
+               "misses": "tlb_misses_per_1k_instructions",
+               "not supported": "tlb_events_per_1k_instructions"}
 
 
 def metric_words(metric):
     """"l1_tlb_refills_per_1k_instructions" -> "L1 TLB refills"."""
     label = next((k for k, v in TLB_METRICS.items() if v == metric), None)
     return {"walks": "TLB walks", "L2 refills": "L2 TLB refills", "L1 refills": "L1 TLB refills",
-            "misses": "TLB misses"}.get(label, metric)
+            "misses": "TLB misses", "not supported": "TLB events"}.get(label, metric)
 
 
 def tlb_meaning(event):
@@ -264,7 +269,8 @@ class Config:
         for cand in ("instructions:k", "instructions"):
             if cand in readings:
                 return cand
-        return None
+        # the PMU's own name for it, as cmadebug tlb events picks it
+        return next((e for e in readings if "/inst_retired/" in e), None)
 
 
 # ---- pooling and zeros --------------------------------------------------

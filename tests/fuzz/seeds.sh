@@ -31,6 +31,8 @@ seed fuzz_ptdump '*/debug/kernel_page_tables'
 seed fuzz_splits '*/debug/linear_map/splits' '*/debug/linear_map/attr_changes'
 seed fuzz_alias '*/debug/linear_map/alias_check'
 seed fuzz_trace_dat '*/trace/trace.dat'
+seed fuzz_pmu '*/pmu/*/root/sys/devices/*/events/*' '*/pmu/*/root/sys/devices/*/format/*' \
+	'*/pmu/*/root/sys/devices/*/cpus'
 seed fuzz_stock '*/root/var/log/dmesg' '*/root/proc/version' '*/reserved-memory/*/size' \
 	'*/reserved-memory/*/compatible' '*/reserved-memory/#size-cells'
 

@@ -285,6 +285,24 @@ def test_metric_named_for_what_it_counts(tmp_path):
     assert analyse(root)["tlb_metric"] == "l2_tlb_refills_per_1k_instructions"
 
 
+def test_a_core_without_tlb_events(tmp_path):
+    """cmadebug tlb events found none (QEMU's PMU): the manifest says so and
+    the metric is "not supported", with the PMU's inst_retired counted."""
+    def run(v):
+        return [("armv8_pmuv3/inst_retired/k", v, "", 100.0), ("armv8_pmuv3/cpu_cycles/k", 3 * v, "", 100.0)]
+
+    root = make_results(tmp_path / "r", {"a": [[run(1000)]] * 3, "b": [[run(1010)]] * 3})
+    (root / "manifest.json").write_text(json.dumps({"instructions_event": "armv8_pmuv3/inst_retired/k",
+                                                    "walk_metric": "not supported", "walk_events": []}))
+    doc = analyse(root)
+    m = doc["groups"][0]["metrics"]["tlb_events_per_1k_instructions"]
+    assert m == {"status": "not supported", "reason": "the PMU lists no TLB walk or refill event"}
+    assert doc["comparisons"][0]["metrics"]["armv8_pmuv3/inst_retired/k"]["rel_diff"] == pytest.approx(0.01)
+    (root / "manifest.json").unlink()
+    assert abstats.Config({}, Args()).instructions_event(perfcsv.parse(perfcsv.write(run(1)))) == \
+        "armv8_pmuv3/inst_retired/k"
+
+
 def test_multiplexed_and_not_counted_runs_rejected(tmp_path):
     good = run_of(1000, 10)
     mux = [("instructions:k", 1000, "", 100.0), ("dtlb_walk:k", 99999, "", 62.5)]

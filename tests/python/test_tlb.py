@@ -63,7 +63,8 @@ def test_csv_writer_matches_perfcsv_write(unit_csv):
     ["tlb"],
     ["tlb", "walk", "--start", "0x1000"],
     ["tlb", "walk", "--start", "0x1001", "--pages", "1", "--accesses", "1"],
-    ["tlb", "--events", "bogus", "--", "true"],
+    ["tlb", "--events", "armv8_pmuv3_0/dtlb_walk/", "--", "true"],
+    ["tlb", "events", "--runs", "2"],
     ["tlb", "--events", "instructions,cycles,dtlb_walk,itlb_walk,l1d_tlb_refill,l2d_tlb_refill,r8", "--",
      "true"],
     ["tlb", "--results", "x", "--", "true"],
@@ -74,6 +75,28 @@ def test_usage_errors(cmadebug_bin, args):
     assert res.returncode == 1, res
     assert res.stdout == ""
     assert len(res.stderr.splitlines()) == 1 and res.stderr.startswith("cmadebug: ")
+
+
+def test_an_event_no_pmu_lists_is_environment_error(cmadebug_bin):
+    """Refused before counting: not a run of zeros.  (This host has no CPU PMU
+    in sysfs, or one that lists no 'bogus'.)"""
+    res = run(cmadebug_bin, "tlb", "--events", "instructions,bogus", "--", "true")
+    assert res.returncode == 2 and res.stdout == ""
+    assert len(res.stderr.splitlines()) == 1 and "'bogus'" in res.stderr
+
+
+def test_results_of_other_events_in_one_boot_are_refused(cmadebug_bin, tmp_path):
+    """meta.json describes the runs beside it: another set of events there
+    would be mixed in (tlb-ab.sh's own meta.json is left to tlb-ab.sh)."""
+    args = ["tlb", "--results", tmp_path, "--variant", "v"]
+    assert run(cmadebug_bin, *args, "--events", "instructions", "--", "true").returncode == 0
+    res = run(cmadebug_bin, *args, "--events", "instructions,cycles", "--", "true")
+    assert res.returncode == 3 and "counted other events" in res.stderr
+    assert len(res.stderr.splitlines()) == 1
+    assert sorted(p.name for p in (tmp_path / "v" / "boot-1").iterdir()) == ["meta.json", "run-1.csv"]
+    meta = json.loads((tmp_path / "v" / "boot-1" / "meta.json").read_text())
+    assert len(meta["events"]) == 1 and meta["events"][0].endswith(("instructions:k", "/instructions/k"))
+    assert meta["walk_metric"] == "not supported" and meta["walk_events"] == []
 
 
 def test_walk_without_the_walker_is_environment_error(cmadebug_bin, tmp_path):

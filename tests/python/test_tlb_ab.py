@@ -1,9 +1,12 @@
 """perf-scripts/tlb-ab.sh on the host: the walked range's mapping from the
 captured ptdumps, 'check' over meta.json files, and 'run' end to end with a
-stand-in perf binary over a copy of a captured tree (no PMU, no walker here:
-the guests run it for real, tests/qemu/tlb.sh)."""
+stand-in perf binary over a copy of a captured tree, with the PMU of a core
+from tests/fixtures/pmu added where a test needs one (no walker here: the
+guests run it for real, tests/qemu/tlb.sh).  The events come from the built
+cmadebug ('cmadebug tlb events'), as on a board."""
 import json
 import os
+import pathlib
 import shutil
 import stat
 import subprocess
@@ -83,21 +86,36 @@ def test_check_missing_variant_is_environment_error(tmp_path):
 
 
 FAKE_PERF = """#!/bin/sh
-# stand-in for 'perf stat -x, -o FILE -e {EVENTS} -- CMD': percentages from FAKE_PERCENT
+# stand-in for 'perf stat -x, -o FILE -e {EVENTS} -- CMD': percentages from
+# FAKE_PERCENT; FAKE_PERF_FAIL=1: perf refuses the events, as a real one
+# does a name the PMU does not list
 out="" ev=""
 while [ $# -gt 0 ]; do
 	case $1 in -o) out=$2; shift ;; -e) ev=$2; shift ;; --) break ;; esac
 	shift
 done
+[ -z "${FAKE_PERF_FAIL:-}" ] || { echo "event syntax error: '$ev'" >&2; exit 129; }
 ev=${ev#\\{}; ev=${ev%\\}}
 {
 	echo "# started on today"; echo
 	for e in $(echo "$ev" | tr , ' '); do
-		case $e in instructions:k) echo "123456,,$e,1000,${FAKE_PERCENT:-100.00},," ;;
+		case $e in instructions:k | */instructions/k | */inst_retired/k)
+			echo "123456,,$e,1000,${FAKE_PERCENT:-100.00},," ;;
 		*) echo "<not supported>,,$e,0,100.00,," ;; esac
 	done
 } >"$out"
 """
+
+
+def add_pmus(root, board):
+    """The sysfs PMU directories of tests/fixtures/pmu/BOARD, into the tree ROOT."""
+    src = FIXTURES / "pmu" / board / "root" / "sys"
+    for link in (src / "bus/event_source/devices").iterdir():
+        dst = root / "sys/devices" / link.name
+        if not dst.exists():
+            shutil.copytree(src / "devices" / link.name, dst)
+        (root / "sys/bus/event_source/devices").mkdir(parents=True, exist_ok=True)
+        (root / "sys/bus/event_source/devices" / link.name).symlink_to(f"../../../devices/{link.name}")
 
 
 @pytest.fixture
@@ -111,14 +129,19 @@ def board(tmp_path):
     perf = tmp_path / "perf"
     perf.write_text(FAKE_PERF)
     perf.chmod(perf.stat().st_mode | stat.S_IXUSR)
-    return {"TLB_AB_ROOT": str(root), "PERF": str(perf)}
+    return {"TLB_AB_ROOT": str(root), "PERF": str(perf), "CMADEBUG": str(TOP / "cmadebug" / "cmadebug")}
+
+
+def run_args(out, *more):
+    return ["run", "nosplit", "-o", out, "--start", "0x60000000", "--pages", "64", "--runs", "1", *more]
 
 
 def test_run_with_perf_writes_the_abstats_layout(board, tmp_path):
+    add_pmus(pathlib.Path(board["TLB_AB_ROOT"]), "cortex-a76")
     out = tmp_path / "res"
     for _ in range(2):  # a second call in the same boot adds runs
         res = sh("run", "nosplit", "-o", out, "--start", "0x60000000", "--sweep", "64 256", "--runs", "2",
-                 "--events", "instructions,cycles,dtlb_walk,itlb_walk", "--expect", "block", env=board)
+                 "--events", "inst_retired,cpu_cycles,dtlb_walk,itlb_walk", "--expect", "block", env=board)
         assert res.returncode == 0, res.stderr
     d = out / "walk" / "nosplit" / "boot-1"
     assert sorted(p.name for p in d.glob("run-*.csv")) == [f"run-{i}.csv" for i in range(1, 9)]
@@ -130,12 +153,16 @@ def test_run_with_perf_writes_the_abstats_layout(board, tmp_path):
     assert w == {"working_set_bytes": 1048576, "pages": 256, "accesses": 1000, "elapsed_ns": 5000,
                  "cpu": 0, "faults": 0, "seed": 1}
     manifest = json.loads((out / "walk" / "manifest.json").read_text())
-    assert manifest["walk_events"] == ["dtlb_walk:k", "itlb_walk:k"]
+    assert manifest["walk_events"] == ["armv8_cortex_a76/dtlb_walk/k", "armv8_cortex_a76/itlb_walk/k"]
+    assert manifest["walk_metric"] == "walks"
+    assert manifest["instructions_event"] == "armv8_cortex_a76/inst_retired/k"
+    assert meta["events"] == ",".join(manifest["events"]) and meta["walk_metric"] == "walks"
     r = perfcsv.parse((d / "run-1.csv").read_text())
-    assert r["instructions:k"].value == 123456 and r["dtlb_walk:k"].status == "not supported"
+    assert r["armv8_cortex_a76/inst_retired/k"].value == 123456
+    assert r["armv8_cortex_a76/dtlb_walk/k"].status == "not supported"
     # a second variant, and abstats reads both
     res = sh("run", "split", "-o", out, "--start", "0x60000000", "--sweep", "64 256", "--runs", "2",
-             "--events", "instructions,cycles,dtlb_walk,itlb_walk", env=board)
+             "--events", "inst_retired,cpu_cycles,dtlb_walk,itlb_walk", env=board)
     assert res.returncode == 0, res.stderr
 
     class Args:
@@ -144,7 +171,8 @@ def test_run_with_perf_writes_the_abstats_layout(board, tmp_path):
 
     doc = abstats.analyse_paths([str(out / "walk")], Args())
     assert [g["working_set_bytes"] for g in doc["groups"] if g["variant"] == "split"] == [262144, 1048576]
-    assert all(g["metrics"]["dtlb_walk:k"]["status"] == "not supported" for g in doc["groups"])
+    assert all(g["metrics"]["armv8_cortex_a76/dtlb_walk/k"]["status"] == "not supported"
+               for g in doc["groups"])
 
 
 def test_run_rejects_multiplexed_runs(board, tmp_path):
@@ -155,6 +183,7 @@ def test_run_rejects_multiplexed_runs(board, tmp_path):
     assert "multiplexed: instructions:k had a counter 61.50% of the time" in res.stderr
     d = out / "walk" / "nosplit" / "boot-1"
     assert not list(d.glob("run-*[0-9].csv")) and len(list(d.glob("run-*.rejected.csv"))) == 2
+    assert not (out / "walk" / "manifest.json").exists(), "no run kept, no manifest"
 
 
 def test_run_refuses_an_unexpected_mapping(board, tmp_path):
@@ -214,12 +243,70 @@ def test_make_tlb_report_refuses_a_wrong_ab(tmp_path):
 
 
 def test_run_with_a_named_pmu(board, tmp_path):
-    """big.LITTLE: events of one cluster's PMU, as perf spells them."""
-    res = sh("run", "nosplit", "-o", tmp_path, "--start", "0x60000000", "--pages", "64", "--runs", "1",
-             "--events", "instructions,dtlb_walk", "--pmu", "armv8_cortex_a53", env=board)
+    """big.LITTLE: the events of the A72 cluster's PMU, counted on its first CPU."""
+    add_pmus(pathlib.Path(board["TLB_AB_ROOT"]), "big-little-a53-a72")
+    res = sh(*run_args(tmp_path, "--events", "instructions,l1d_tlb_refill", "--pmu", "armv8_cortex_a72"),
+             env=board)
     assert res.returncode == 0, res.stderr
+    assert "on CPU 4" in res.stderr
     r = perfcsv.parse((tmp_path / "walk/nosplit/boot-1/run-1.csv").read_text())
-    assert list(r) == ["armv8_cortex_a53/instructions/k", "armv8_cortex_a53/dtlb_walk/k"]
+    assert list(r) == ["armv8_cortex_a72/instructions/k", "armv8_cortex_a72/l1d_tlb_refill/k"]
     m = json.loads((tmp_path / "walk/manifest.json").read_text())
-    assert m == {"instructions_event": "armv8_cortex_a53/instructions/k",
-                 "walk_events": ["armv8_cortex_a53/dtlb_walk/k"]}
+    assert m == {"instructions_event": "armv8_cortex_a72/instructions/k", "walk_metric": "L1 refills",
+                 "walk_events": ["armv8_cortex_a72/l1d_tlb_refill/k"],
+                 "events": ["armv8_cortex_a72/instructions/k", "armv8_cortex_a72/l1d_tlb_refill/k"],
+                 "pmu": "armv8_cortex_a72"}
+    meta = json.loads((tmp_path / "walk/nosplit/boot-1/meta.json").read_text())
+    assert meta["pmu"] == "armv8_cortex_a72" and meta["cpu"] == 4
+
+
+def test_a53_board_runs_with_the_events_its_pmu_lists(board, tmp_path):
+    """Cortex-A53 (Raspberry Pi 3, i.MX8M): no dtlb_walk, no l2d_tlb_refill in
+    sysfs, so perf would reject them; the default is what it has."""
+    add_pmus(pathlib.Path(board["TLB_AB_ROOT"]), "cortex-a53")
+    res = sh(*run_args(tmp_path), env=board)
+    assert res.returncode == 0, res.stderr
+    group = ["armv8_cortex_a53/inst_retired/k", "armv8_cortex_a53/cpu_cycles/k",
+             "armv8_cortex_a53/l1d_tlb_refill/k", "armv8_cortex_a53/l1i_tlb_refill/k"]
+    r = perfcsv.parse((tmp_path / "walk/nosplit/boot-1/run-1.csv").read_text())
+    assert list(r) == group
+    m = json.loads((tmp_path / "walk/manifest.json").read_text())
+    assert m == {"instructions_event": group[0], "walk_metric": "L1 refills", "walk_events": group[2:],
+                 "events": group, "pmu": "armv8_cortex_a53"}
+    meta = json.loads((tmp_path / "walk/nosplit/boot-1/meta.json").read_text())
+    assert meta["events"] == ",".join(group) and meta["walk_metric"] == "L1 refills"
+    assert meta["walk_events"] == ",".join(group[2:])
+
+
+def test_an_event_the_pmu_does_not_list_is_refused_before_any_run(board, tmp_path):
+    add_pmus(pathlib.Path(board["TLB_AB_ROOT"]), "cortex-a53")
+    res = sh(*run_args(tmp_path, "--events", "inst_retired,dtlb_walk"), env=board)
+    assert res.returncode == 2
+    assert res.stderr.splitlines() == [
+        "tlb-ab.sh: tlb: armv8_cortex_a53 does not list 'dtlb_walk' (the core does not count it; "
+        "'cmadebug tlb events' shows what it has)"]
+    assert not (tmp_path / "walk").exists()
+
+
+def test_other_events_in_the_same_results_are_refused(board, tmp_path):
+    add_pmus(pathlib.Path(board["TLB_AB_ROOT"]), "cortex-a53")
+    assert sh(*run_args(tmp_path), env=board).returncode == 0
+    manifest = (tmp_path / "walk/manifest.json").read_text()
+    res = sh(*run_args(tmp_path, "--events", "inst_retired,l1d_tlb_refill"), env=board)
+    assert res.returncode == 3 and "manifest.json is of other events" in res.stderr
+    assert len(res.stderr.splitlines()) == 2  # the choice, then the refusal
+    assert (tmp_path / "walk/manifest.json").read_text() == manifest
+    assert len(list((tmp_path / "walk/nosplit/boot-1").glob("run-*.csv"))) == 1
+
+
+def test_a_failed_first_run_leaves_no_manifest(board, tmp_path):
+    """The retry with other events then counts, and says so, alone."""
+    add_pmus(pathlib.Path(board["TLB_AB_ROOT"]), "cortex-a53")
+    res = sh(*run_args(tmp_path, "--events", "inst_retired,cpu_cycles"), env={**board, "FAKE_PERF_FAIL": "1"})
+    assert res.returncode == 2 and "perf stat failed" in res.stderr
+    assert not (tmp_path / "walk/manifest.json").exists()
+    assert sh(*run_args(tmp_path), env=board).returncode == 0
+    m = json.loads((tmp_path / "walk/manifest.json").read_text())
+    assert m["walk_metric"] == "L1 refills" and len(m["events"]) == 4
+    meta = json.loads((tmp_path / "walk/nosplit/boot-1/meta.json").read_text())
+    assert meta["events"] == ",".join(m["events"])

@@ -110,6 +110,11 @@ test)
 			rm -rf "$out/tlb-results/$w/$(basename "$v")"
 			mv "$v" "$out/tlb-results/$w/"
 		done
+		# the events the boots counted (tlb-ab.sh's manifest): this boot's
+		for m in "$tmp"/*/manifest.json; do
+			[ -f "$m" ] || continue
+			cp "$m" "$out/tlb-results/$(basename "$(dirname "$m")")/manifest.json"
+		done
 		rm -rf "$tmp"
 	fi
 	;;

@@ -3,6 +3,7 @@
 # TLB A/B runner for a real board (POSIX sh: runs under busybox too).
 #
 #   tlb-ab.sh run VARIANT --start PHYS [options]   measure this boot
+#   tlb-ab.sh paired --ranges PHYS,PHYS [options]  both ranges, interleaved
 #   tlb-ab.sh mapping --start PHYS --pages N       how the range is mapped now
 #   tlb-ab.sh check RESULTS BLOCK_VARIANT SPLIT_VARIANT
 #
@@ -28,10 +29,24 @@
 # tmpfs-read|hackbench (repeatable), --tmpfs-mib N (64).  A results
 # directory counts one set of events: another is refused (exit 3).
 #
+# 'paired' is the within-boot design: two equal ranges, one forced to pages
+# (linear_map_split=) and one left in sections/blocks, told apart by their
+# mapping now.  After a discarded warm-up walk of each, --blocks K (16)
+# blocks of four single runs in the order ABBA (A: the block-mapped range
+# as variant nosplit, B: the split one as split), so a drift over the boot
+# cancels; both variants' boot-N share this boot's boot_id, and abstats
+# pairs them.  Swap the split range between boots (a crossover) and the
+# two ranges' own differences cancel too.  It takes run's -o, --pages,
+# --sweep, --accesses, --seed, --events, --pmu and --cpu.
+#
+# Every boot's meta.json records the design, the warm-up runs discarded,
+# the counting CPU's cpufreq governor and frequency, and the thermal zones'
+# temperatures when the boot's first run was taken.
+#
 # 'check' refuses (exit 3) to compare variants whose layouts do not differ
 # as intended: the walked range must be block/section-mapped in every boot
 # of BLOCK_VARIANT, 4k-mapped in every boot of SPLIT_VARIANT, over the same
-# range, with the same kernel.
+# range, with the same kernel (two ranges when every boot ran 'paired').
 #
 # Exit status: 0 ok, 1 usage, 2 environment (no debugfs, no walker, not
 # root, an event the PMU does not list), 3 a check failed, a run was
@@ -182,6 +197,21 @@ boot_dir() {
 	echo "$vdir/boot-$((n + 1))"
 }
 
+# cpufreq KEY: scaling_KEY of the counting CPU, or "none" (no cpufreq).
+cpufreq() {
+	cat "$ROOT/sys/devices/system/cpu/cpu$SEL_CPU/cpufreq/scaling_$1" 2>/dev/null || echo none
+}
+
+# thermal_zones: "TYPE=TEMP_mC ..." of every thermal zone, or "none".
+thermal_zones() {
+	out=""
+	for z in "$ROOT"/sys/class/thermal/thermal_zone*; do
+		[ -r "$z/temp" ] || continue
+		out="$out $(cat "$z/type" 2>/dev/null || basename "$z")=$(cat "$z/temp" 2>/dev/null || echo unknown)"
+	done
+	echo "${out# }" | grep . || echo none
+}
+
 # kept_runs DIR...: whether any of DIR holds a kept run (run-M.csv).
 kept_runs() {
 	for d in "$@"; do
@@ -229,6 +259,11 @@ write_meta() {
 		say "  \"pmu\": $(json_str "${SEL_PMU:-none}"),"
 		say "  \"cpu\": $SEL_CPU,"
 		say "  \"tool\": \"$TOOL\","
+		say "  \"design\": \"${DESIGN:-across}\","
+		say "  \"warmup_runs\": ${WARMUP_RUNS:-0},"
+		say "  \"cpufreq_governor\": $(json_str "$(cpufreq governor)"),"
+		say "  \"cpufreq_khz\": $(json_str "$(cpufreq cur_freq)"),"
+		say "  \"thermal\": $(json_str "$(thermal_zones)"),"
 		say "  \"boot_id\": \"$BOOT_ID\""
 		say "}"
 	} >"$dir/meta.json.tmp" && mv "$dir/meta.json.tmp" "$dir/meta.json"
@@ -489,6 +524,8 @@ cmd_check() {
 				echo "tlb-ab.sh: check: $m: the walked range is mapped '${got:-unrecorded}', variant $v needs '$want' ($(meta_get "$m" walk_mapping_detail))" >&2
 				problems=$((problems + 1))
 			fi
+			# within-boot (paired) boots walk two ranges: the one split in that boot
+			[ "$(meta_get "$m" design)" = within ] && range="$(meta_get "$m" walk_pages) pages, paired"
 			ref_kernel=${ref_kernel:-$kernel} ref_range=${ref_range:-$range}
 			if [ "$kernel" != "$ref_kernel" ]; then
 				echo "tlb-ab.sh: check: $m: another kernel ($kernel) than the first boot's ($ref_kernel)" >&2
@@ -505,10 +542,76 @@ cmd_check() {
 	echo "tlb-ab.sh: check: ok: $2 block-mapped, $3 4k-mapped, same kernel and range in every boot"
 }
 
+# paired --ranges X,Y [run's options]: the within-boot ABBA design.
+cmd_paired() {
+	ranges="" blocks=16 pages=4096 sweep="" pass=""
+	while [ $# -ge 2 ]; do
+		case $1 in
+		--ranges) ranges=$2 ;;
+		--blocks) blocks=$2 ;;
+		--pages) pages=$2 pass="$pass $1 $2" ;;
+		--sweep) sweep=$2 ;;
+		--runs | --expect | --start | --workload | --tmpfs-mib) die 1 "paired: $1 is not an option of paired (runs: --blocks)" ;;
+		-o | --accesses | --seed | --events | --pmu | --cpu) pass="$pass $1 $2" ;;
+		*) usage ;;
+		esac
+		shift 2
+	done
+	[ $# = 0 ] || usage
+	case $ranges in *,*) ;; *) die 1 "paired: --ranges PHYS,PHYS (two equal ranges, one of them split)" ;; esac
+	case $blocks in '' | 0 | *[!0-9]*) die 1 "paired: --blocks '$blocks' is not a positive number" ;; esac
+	max=$pages
+	for p in $sweep; do
+		case $p in '' | *[!0-9]*) die 1 "paired: '$p' is not a number" ;; esac
+		[ "$p" -gt "$max" ] && max=$p
+	done
+	split="" block=""
+	for r in $(echo "$ranges" | tr , ' '); do
+		class=$(mapping $(($r)) "$max")
+		echo "tlb-ab.sh: paired: $r: $class" >&2
+		case ${class%% *} in
+		4k) [ -z "$split" ] || die 3 "paired: both ranges are split: swap one back (linear_map_split=)"; split=$r ;;
+		block) [ -z "$block" ] || die 3 "paired: neither range is split (linear_map_split=)"; block=$r ;;
+		*) die 3 "paired: $r is neither all pages nor all blocks: $class" ;;
+		esac
+	done
+	[ -n "$split" ] && [ -n "$block" ] || die 3 "paired: one range must be split and the other not"
+	[ -e "$LM/walk" ] || die 2 "$LM/walk missing: the kernel lacks CONFIG_LINEAR_MAP_BENCH (kernel-patches/0017), or debugfs is not mounted"
+	# the discarded warm-up: one walk of each range, nothing recorded (not
+	# in a captured tree: its walk file is a record, not the walker)
+	WARMUP_RUNS=0
+	[ -n "$ROOT" ] || WARMUP_RUNS=1
+	[ "$WARMUP_RUNS" = 0 ] || for r in $block $split; do
+		for p in ${sweep:-$pages}; do
+			echo "start=$r pages=$p accesses=${ACCESSES_WARMUP:-100000} seed=1" >"$LM/walk" ||
+				die 2 "paired: the warm-up walk of $r failed"
+		done
+	done
+	export DESIGN=within WARMUP_RUNS
+	k=0
+	while [ $k -lt "$blocks" ]; do
+		k=$((k + 1))
+		for slot in A B B A; do
+			if [ $slot = A ]; then
+				set -- nosplit --start "$block" --expect block
+			else
+				set -- split --start "$split" --expect 4k
+			fi
+			# shellcheck disable=SC2086 # the options passed on, word by word
+			sh "$0" run "$@" --runs 1 ${sweep:+--sweep "$sweep"} $pass || return $?
+		done
+	done
+	echo "tlb-ab.sh: paired: $blocks ABBA blocks: nosplit $block (blocks), split $split (pages)" >&2
+}
+
 case ${1:-} in
 run)
 	shift
 	cmd_run "$@"
+	;;
+paired)
+	shift
+	cmd_paired "$@"
 	;;
 mapping)
 	shift

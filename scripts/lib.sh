@@ -232,8 +232,10 @@ suite_cmdline() {
 	arm:inactive-pool) echo "" ;;
 	arm64:rodata-full) echo "rodata=full" ;;
 	arm64:forced-split) echo "rodata=on linear_map_split=16M@0x48000000" ;;
-	# the TLB A/B under -icount (suite_qemu_args): blocks, then the walked range split
-	arm64:tlb-icount) echo "rodata=on" ;;
+	# the TLB A/B under -icount (suite_qemu_args): the walked range in blocks
+	# (and the 16 MiB beside it split: the within-boot design's other arm),
+	# then the walked range split
+	arm64:tlb-icount) echo "rodata=on linear_map_split=16M@0x4a000000" ;;
 	arm64:tlb-icount-split) echo "rodata=on linear_map_split=16M@0x48000000" ;;
 	# make stress: the workload of tests/qemu/stress.sh for STRESS_SECONDS;
 	# on arm64 with debug_pagealloc, which changes the linear map's

@@ -103,6 +103,24 @@ test)
 		sed -n '/^=== CMADEBUG TLB RESULTS BEGIN ===/,/^=== CMADEBUG TLB RESULTS END ===/p' "$log" |
 			tr -d '\r' | grep -v '^===' | base64 -d | tar -C "$tmp" -xzf - ||
 			die "the TLB results in $log do not unpack"
+		# the within-boot design (tlb-ab.sh paired): both variants of this
+		# boot, as boot-K of tlb-paired/walk, K the suite's place in the A/B
+		if [ -d "$tmp/paired/walk" ]; then
+			k=0 n=0
+			for vs in $(tlb_ab_suites "$arch"); do
+				n=$((n + 1))
+				[ "${vs#*:}" = "$suite" ] && k=$n
+			done
+			[ $k != 0 ] || die "$suite is not one of the TLB A/B's suites ($(tlb_ab_suites "$arch")): paired results unexpected"
+			for v in "$tmp"/paired/walk/*/; do
+				v=${v%/}
+				mkdir -p "$out/tlb-paired/walk/$(basename "$v")"
+				rm -rf "$out/tlb-paired/walk/$(basename "$v")/boot-$k"
+				mv "$v/boot-1" "$out/tlb-paired/walk/$(basename "$v")/boot-$k"
+			done
+			cp "$tmp/paired/walk/manifest.json" "$out/tlb-paired/walk/manifest.json"
+			rm -rf "$tmp/paired"
+		fi
 		for v in "$tmp"/*/*/; do # WORKLOAD/VARIANT: this boot's replaces an earlier one's
 			v=${v%/}
 			w=$(basename "$(dirname "$v")")

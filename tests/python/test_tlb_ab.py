@@ -310,3 +310,48 @@ def test_a_failed_first_run_leaves_no_manifest(board, tmp_path):
     assert m["walk_metric"] == "L1 refills" and len(m["events"]) == 4
     meta = json.loads((tmp_path / "walk/nosplit/boot-1/meta.json").read_text())
     assert meta["events"] == ",".join(m["events"])
+
+
+def test_paired_walks_both_ranges_abba_in_one_boot(board, tmp_path):
+    """The within-boot design over the arm capture: 0x57000000 (fimc-pool,
+    split at boot) and 0x60000000 (sections) in ABBA order; both variants'
+    boot directories carry this boot's id and the boot's conditions, and
+    abstats pairs them (one boot, one arm: too few for an interval)."""
+    root = pathlib.Path(board["TLB_AB_ROOT"])
+    add_pmus(root, "cortex-a76")
+    (root / "sys/devices/system/cpu/cpu0/cpufreq").mkdir(parents=True)
+    (root / "sys/devices/system/cpu/cpu0/cpufreq/scaling_governor").write_text("performance\n")
+    (root / "sys/devices/system/cpu/cpu0/cpufreq/scaling_cur_freq").write_text("1500000\n")
+    (root / "sys/class/thermal/thermal_zone0").mkdir(parents=True)
+    (root / "sys/class/thermal/thermal_zone0/type").write_text("cpu-thermal\n")
+    (root / "sys/class/thermal/thermal_zone0/temp").write_text("48312\n")
+    out = tmp_path / "res"
+    res = sh("paired", "--ranges", "0x60000000,0x57000000", "--pages", "64", "--blocks", "2", "-o", out,
+             env=board)
+    assert res.returncode == 0, res.stderr
+    assert "2 ABBA blocks: nosplit 0x60000000 (blocks), split 0x57000000 (pages)" in res.stderr
+    for variant, start, mapping in (("nosplit", 0x60000000, "block"), ("split", 0x57000000, "4k")):
+        d = out / "walk" / variant / "boot-1"
+        assert len(list(d.glob("run-*.csv"))) == 4, variant  # two per ABBA block
+        meta = json.loads((d / "meta.json").read_text())
+        assert (meta["walk_start"], meta["walk_mapping"], meta["design"]) == (start, mapping, "within")
+        assert meta["boot_id"] == "1234-abcd" and meta["warmup_runs"] == 0  # no warm-up in a captured tree
+        assert meta["cpufreq_governor"] == "performance" and meta["cpufreq_khz"] == "1500000"
+        assert meta["thermal"] == "cpu-thermal=48312"
+    assert sh("check", out / "walk", "nosplit", "split").returncode == 0
+    doc = abstats.analyse_paths([str(out / "walk")])
+    assert doc["design"] == "within"
+    r = doc["comparisons"][0]["metrics"]["armv8_cortex_a76/inst_retired/k"]
+    assert r["design"] == "within" and r["insufficient"] == "1 boot, need 3"
+
+
+@pytest.mark.parametrize("ranges, words", [
+    ("0x60000000", "--ranges PHYS,PHYS"),
+    ("0x60000000,0x60000000", "neither range is split"),
+    ("0x57000000,0x57000000", "both ranges are split"),
+    ("0x56ff0000,0x60000000", "neither all pages nor all blocks"),
+])
+def test_paired_refuses_ranges_that_do_not_pair(board, tmp_path, ranges, words):
+    res = sh("paired", "--ranges", ranges, "--pages", "4096", "-o", tmp_path / "res", env=board)
+    assert res.returncode in (1, 3) and words in res.stderr, res.stderr
+    assert not (tmp_path / "res").exists()

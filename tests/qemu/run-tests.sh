@@ -161,7 +161,7 @@ stress) run_ktap test_stress_workload ;;
 # shellcheck disable=SC2086
 stock) run_ktap test_kernel_untainted_at_boot $STOCK_TESTS ;;
 rodata-full) run_ktap $LM_RODATA_FULL_TESTS ;;
-tlb-icount | tlb-icount-split) run_ktap $TLB_TESTS ;;
+tlb-icount | tlb-icount-split) run_ktap $TLB_TESTS test_tlb_paired_within_boot ;;
 *) echo "cmadebug-guest: unknown cmadebug.suite=$suite" ;;
 esac
 tlb_export

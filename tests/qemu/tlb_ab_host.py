@@ -17,6 +17,9 @@ Checks, printing one line each and exiting 1 on any failure:
   between the boots within INSN_TOLERANCE (the walker's code path does not
   depend on the mapping; measured: 0.0 to 0.4 %, runs within a boot 0.6 %,
   the rest being timer interrupts during the walk).
+- arm64, the within-boot design (tests/qemu/tlb.sh test_tlb_paired_within_boot,
+  build/arm64/tlb-paired): the two boots form a crossover, and the
+  instructions of the two ranges agree within PAIRED_TOLERANCE.
 Exit 0 with a "skipped" line when a variant was not booted (SUITES=...).
 """
 import json
@@ -31,6 +34,7 @@ sys.path.insert(0, str(TOP / "reports"))
 from cmadebug_report import abstats  # noqa: E402
 
 INSN_TOLERANCE = 0.01
+PAIRED_TOLERANCE = 0.005  # the same boot: no boot-to-boot variation in it
 WALKED_KB = 16384
 TLB_EVENT = re.compile(r"tlb_refill|tlb_walk|TLB-load-misses")
 
@@ -38,6 +42,37 @@ TLB_EVENT = re.compile(r"tlb_refill|tlb_walk|TLB-load-misses")
 def layout_kb(meta, key):
     m = re.search(rf"^{key}:\s+(\d+) kB$", meta.get("linear_map_layout") or "", re.M)
     return int(m.group(1)) if m else 0
+
+
+def paired_checks(walk, arch):
+    """The within-boot design of the two -icount boots (tlb-ab.sh paired):
+    each boot's two ranges paired by boot_id, the split range swapped
+    between the boots (a crossover of one boot per arm: an estimate, no
+    interval), the instructions of the two ranges within 0.5 %."""
+    failures = []
+
+    def check(ok, what):
+        print(f"tlb-ab {arch} paired: {'ok' if ok else 'FAILED'}: {what}")
+        if not ok:
+            failures.append(what)
+
+    res = subprocess.run(["sh", str(TOP / "perf-scripts" / "tlb-ab.sh"), "check", str(walk), "nosplit", "split"],
+                         capture_output=True, text=True, timeout=60)
+    check(res.returncode == 0, f"tlb-ab.sh check: {(res.stdout + res.stderr).strip()}")
+    doc = abstats.analyse_paths([str(walk)])
+    check(doc["design"] == "within", f"design {doc['design']} (boots measured both ranges)")
+    ins_event = json.loads((walk / "manifest.json").read_text())["instructions_event"]
+    for c in doc["comparisons"]:
+        r = c["metrics"].get(ins_event, {})
+        check(r.get("design") == "crossover" and r.get("boots") == 2
+              and r.get("insufficient") == "1 boot in an arm of the crossover, need 2 per arm",
+              f"{ins_event} at {c['working_set_bytes']} bytes: a crossover of 2 boots, no interval "
+              f"({r.get('design')}, {r.get('boots')} boots, {r.get('insufficient')})")
+        check(r.get("status") == "ok" and abs(r["rel_diff"]) <= PAIRED_TOLERANCE,
+              f"{ins_event} at {c['working_set_bytes']} bytes: split vs nosplit range "
+              f"{100 * r.get('rel_diff', float('nan')):+.3f}% (tolerance {100 * PAIRED_TOLERANCE:.1f}%)")
+    (walk.parent / "abstats.txt").write_text(abstats.format_text(doc))
+    return failures
 
 
 def main(argv):
@@ -61,9 +96,12 @@ def main(argv):
 
     metas = {v: json.loads((walk / v / "boot-1" / "meta.json").read_text()) for v in ("nosplit", "split")}
     pages = {v: layout_kb(m, "DirectMap4k") + layout_kb(m, "DirectMap64k") for v, m in metas.items()}
-    check(pages["split"] - pages["nosplit"] == WALKED_KB,
+    # arm64's nosplit boot splits the within-boot design's other range
+    # (16 MiB beside the walked one) instead: the same total in pages
+    more = WALKED_KB - (WALKED_KB if arch == "arm64" else 0)
+    check(pages["split"] - pages["nosplit"] == more,
           f"linear_map/layout: {pages['split']} kB in pages split, {pages['nosplit']} kB not split "
-          f"(the walked {WALKED_KB} kB more)")
+          f"({more} kB more: the walked range{', less the paired one' if arch == 'arm64' else ''})")
 
     class Args:
         baseline, resolve = "nosplit", abstats.DEFAULT_RESOLVE
@@ -96,6 +134,9 @@ def main(argv):
                       f"{r.get('median')} vs {r.get('median_baseline')} "
                       f"({100 * r['rel_diff']:+.3f}%, tolerance {100 * INSN_TOLERANCE:.1f}%)"
                   if r.get("status") == "ok" else f"{ins_event} compared: {r}")
+    paired = results.parent / "tlb-paired" / "walk"
+    if arch == "arm64" and paired.is_dir():
+        failures += paired_checks(paired, arch)
     out = results / "abstats.txt"
     out.write_text(abstats.format_text(doc))
     print(f"tlb-ab {arch}: abstats in {os.path.relpath(out, TOP)}; "

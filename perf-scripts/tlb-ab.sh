@@ -197,6 +197,17 @@ boot_dir() {
 	echo "$vdir/boot-$((n + 1))"
 }
 
+# workload_tool WORKLOAD: what counts it, and how much (meta.json "tool").
+workload_tool() {
+	if [ "$1" = walk ] && [ "$WALKER_COUNTS" = 1 ]; then
+		echo "cmadebug: the walker's own counters, the walk's loop only"
+	elif [ "$TOOL" = perf ]; then
+		echo "perf stat: the whole command (sh -c, its start and exit too), not only the $1"
+	else
+		echo "cmadebug: perf_event_open around the whole command, not only the $1"
+	fi
+}
+
 # cpufreq KEY: scaling_KEY of the counting CPU, or "none" (no cpufreq).
 cpufreq() {
 	cat "$ROOT/sys/devices/system/cpu/cpu$SEL_CPU/cpufreq/scaling_$1" 2>/dev/null || echo none
@@ -258,7 +269,7 @@ write_meta() {
 		say "  \"walk_events\": $(json_str "$WALK_EVENTS"),"
 		say "  \"pmu\": $(json_str "${SEL_PMU:-none}"),"
 		say "  \"cpu\": $SEL_CPU,"
-		say "  \"tool\": \"$TOOL\","
+		say "  \"tool\": \"$(workload_tool "$2")\","
 		say "  \"design\": \"${DESIGN:-across}\","
 		say "  \"warmup_runs\": ${WARMUP_RUNS:-0},"
 		say "  \"cpufreq_governor\": $(json_str "$(cpufreq governor)"),"
@@ -367,11 +378,15 @@ walker_json() {
 	}' >"$1"
 }
 
+# The walk: where the walker counts itself (kernel-patches/0017), always
+# with cmadebug tlb walk, which then counts exactly the walk's loop on any
+# core; else perf stat around 'echo > walk' (it counts the shell's start
+# and exit too), or cmadebug's perf_event_open around the write.
 measure_walk() { # BOOTDIR VARIANT
 	rc=0
 	for pages in $SWEEP; do
 		req="start=0x$(printf %x $START) pages=$pages accesses=$ACCESSES seed=$SEED"
-		if [ "$TOOL" = perf ]; then
+		if [ "$TOOL" = perf ] && [ "$WALKER_COUNTS" = 0 ]; then
 			r=0
 			while [ $r -lt "$RUNS" ]; do
 				r=$((r + 1))
@@ -458,6 +473,13 @@ cmd_run() {
 		TOOL=cmadebug
 	fi
 	choose_events
+	# does the walker count itself?  A one-access walk says (not in a
+	# captured tree: its walk file is a record, not the walker)
+	WALKER_COUNTS=0
+	if [ -z "$ROOT" ] && echo "start=0x$(printf %x $START) pages=1 accesses=1 seed=1" >"$LM/walk" 2>/dev/null &&
+		grep -q ' instructions=' "$LM/walk"; then
+		WALKER_COUNTS=1
+	fi
 	echo "tlb-ab.sh: counting $GROUP on CPU $SEL_CPU (walk metric: $WALK_METRIC)" >&2
 	for w in $WORKLOADS; do
 		check_manifest "$OUT/$w/manifest.json"
@@ -498,7 +520,7 @@ cmd_run() {
 		*) die 1 "unknown workload '$w' (walk, tmpfs-read, hackbench)" ;;
 		esac
 		write_manifest "$OUT/$w/manifest.json" "$vdir"
-		echo "tlb-ab.sh: $w: $bdir ($TOOL)" >&2
+		echo "tlb-ab.sh: $w: $bdir ($(workload_tool "$w" | cut -d: -f1))" >&2
 	done
 	exit $rc
 }

@@ -77,6 +77,7 @@ struct tlb_state {
 	struct tlb_run *runs;
 	long cpu;
 	int pmu_type;
+	bool walker_counts;	/* the walker counts itself (kernel-patches/0017) */
 	char boot_dir[PATH_MAX];
 };
 
@@ -166,6 +167,9 @@ static void emit_workload(struct emit *e, const struct tlb_state *s)
 		emit_uint(e, "accesses", NULL, FMT_DEC, s->o.w.accesses);
 		emit_uint(e, "seed", NULL, FMT_DEC, s->o.w.seed);
 		emit_object_end(e);
+		emit_string(e, "counted_by", "Counted by", s->walker_counts ?
+			    "walker: kernel perf counters around the walk's loop only" :
+			    "cmadebug: perf_event_open around the write to the walker");
 		return;
 	}
 	text[0] = '\0';
@@ -559,6 +563,47 @@ static int results_write_run(struct tlb_state *s, struct tlb_run *r)
 
 /* ---- measuring ------------------------------------------------------------ */
 
+/*
+ * The readings of a run the walker counted itself, from its report: a key
+ * it did not report, or "unsupported", did not open; "multiplexed" or
+ * "not-counted" ran part of the walk only (the run is rejected).
+ */
+static void readings_from_walker(const struct tlb_state *s, struct tlb_run *r)
+{
+	for (unsigned int i = 0; i < s->sel.nr_events; i++) {
+		const struct tlb_walk_counter *c = NULL;
+		struct tlb_reading *rd = &r->rd[i];
+		char key[32];
+
+		memset(rd, 0, sizeof(*rd));
+		if (tlb_walker_key(&s->sel.events[i], key, sizeof(key)))
+			c = tlb_walk_counter(&r->w, key);
+		if (!c || c->state == TLB_COUNTER_UNSUPPORTED) {
+			rd->open_err = ENOENT;
+			continue;
+		}
+		rd->enabled = r->w.elapsed_ns ? r->w.elapsed_ns : 1;
+		rd->running = c->state == TLB_COUNTER_COUNT ? rd->enabled : rd->enabled / 2;
+		rd->value = c->value;
+	}
+}
+
+/* The selection's raw events as the walker's events= (all of them, or
+ * the walker does not count them itself). */
+static void walker_events(struct tlb_state *s)
+{
+	s->o.w.nr_raw = 0;
+	for (unsigned int i = 0; i < s->sel.nr_events; i++) {
+		const struct tlb_event *ev = &s->sel.events[i];
+		char key[32];
+
+		if (ev->kind == TLB_KIND_INSTRUCTIONS || ev->kind == TLB_KIND_CYCLES ||
+		    !tlb_walker_key(ev, key, sizeof(key)))
+			continue;
+		s->o.w.raw[s->o.w.nr_raw++] = ev->config;
+	}
+}
+
 static int walk_once(struct tlb_state *s, struct tlb_group *g, struct tlb_run *r)
 {
 	char path[PATH_MAX], req[160], *buf = NULL;
@@ -572,13 +617,13 @@ static int walk_once(struct tlb_state *s, struct tlb_group *g, struct tlb_run *r
 	if (fd < 0)
 		return sysroot_read_error(s->sr, FS_DEBUGFS, WALK_FILE, -errno,
 					  "CONFIG_LINEAR_MAP_BENCH (kernel-patches/0016)");
-	ret = tlb_group_start(g);
+	ret = g ? tlb_group_start(g) : 0;
 	n = ret ? -1 : write(fd, req, (size_t)len_req);
 	if (n < 0 && !ret)
 		ret = -errno;
-	if (!ret)
+	if (g && !ret)
 		ret = tlb_group_stop(g);
-	else
+	else if (g)
 		tlb_group_stop(g);
 	close(fd);
 	if (ret == -EINVAL) {
@@ -591,7 +636,7 @@ static int walk_once(struct tlb_state *s, struct tlb_group *g, struct tlb_run *r
 			strerror(ret ? -ret : EIO));
 		return EXIT_ENV;
 	}
-	ret = tlb_group_read(g);
+	ret = g ? tlb_group_read(g) : 0;
 	if (ret) {
 		err_msg("reading the counters failed: %s", strerror(-ret));
 		return EXIT_ENV;
@@ -607,6 +652,35 @@ static int walk_once(struct tlb_state *s, struct tlb_group *g, struct tlb_run *r
 		return sysroot_content_error(s->sr, FS_DEBUGFS, WALK_FILE, ret == -ESTALE ?
 					     "reports another run than ours (two walks at once?)" :
 					     "no complete report of the run");
+	if (g)
+		memcpy(r->rd, g->rd, sizeof(r->rd));
+	else
+		readings_from_walker(s, r);
+	return -1;
+}
+
+/*
+ * Whether the walker counts itself: a one-access walk, and counters in its
+ * report.  Then every run asks it for the events and nothing is opened
+ * here, so a run counts exactly the walk's loop, on any core (mode
+ * filtering or not); else perf_event_open around the write, as before.
+ */
+static int probe_walker_counts(struct tlb_state *s)
+{
+	struct tlb_state probe = *s;
+	struct tlb_run r;
+	int ret;
+
+	memset(&r, 0, sizeof(r));
+	probe.o.w.pages = 1;
+	probe.o.w.accesses = 1;
+	probe.o.w.nr_raw = 0;
+	ret = walk_once(&probe, NULL, &r);
+	if (ret >= 0)
+		return ret;
+	s->walker_counts = r.w.nr_counters > 0;
+	if (s->walker_counts)
+		walker_events(s);
 	return -1;
 }
 
@@ -683,7 +757,7 @@ static int measure(struct tlb_state *s)
 	struct tlb_group g = { .leader = -1 };
 	int ret = -1;
 
-	if (s->o.walk) {
+	if (s->o.walk && !s->walker_counts) {
 		ret = tlb_group_open(&g, s->sel.events, s->sel.nr_events, s->pmu_type, 0);
 		if (ret) {
 			err_msg("perf_event_open: %s (run as root, or lower /proc/sys/kernel/perf_event_paranoid)",
@@ -694,11 +768,10 @@ static int measure(struct tlb_state *s)
 	for (unsigned int run = 0; run < s->o.runs; run++) {
 		struct tlb_run *r = &s->runs[run];
 
-		ret = s->o.walk ? walk_once(s, &g, r) : command_once(s, r);
+		ret = s->o.walk ? walk_once(s, s->walker_counts ? NULL : &g, r) :
+				  command_once(s, r);
 		if (ret >= 0)
 			break;
-		if (s->o.walk)
-			memcpy(r->rd, g.rd, sizeof(r->rd));
 		ret = judge_run(s, r, run + 1);
 		if (ret >= 0)
 			break;
@@ -878,6 +951,11 @@ static int prepare(struct cmd_ctx *ctx, struct tlb_state *s)
 	if (sched_setaffinity(0, sizeof(set), &set)) {
 		err_msg("tlb: cannot run on CPU %ld: %s", s->cpu, strerror(errno));
 		return EXIT_ENV;
+	}
+	if (s->o.walk) {
+		ret = probe_walker_counts(s);
+		if (ret >= 0)
+			return ret;
 	}
 	meta_load(s->sr, &s->meta);
 	s->runs = calloc(s->o.runs, sizeof(*s->runs));

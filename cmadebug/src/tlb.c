@@ -490,10 +490,77 @@ int tlb_parse_args(int argc, char **argv, struct tlb_opts *o, char *err,
 int tlb_walk_request(const struct tlb_walk *w, char *buf, size_t size)
 {
 	int n = snprintf(buf, size, "start=0x%" PRIx64 " pages=%" PRIu64
-			 " accesses=%" PRIu64 " seed=%" PRIu64 "\n",
+			 " accesses=%" PRIu64 " seed=%" PRIu64,
 			 w->start, w->pages, w->accesses, w->seed);
 
+	for (unsigned int i = 0; i < w->nr_raw && n >= 0 && (size_t)n < size; i++)
+		n += snprintf(buf + n, size - (size_t)n, "%s0x%" PRIx64,
+			      i ? "," : " events=", w->raw[i]);
+	if (n >= 0 && (size_t)n < size)
+		n += snprintf(buf + n, size - (size_t)n, "\n");
 	return n < 0 || (size_t)n >= size ? -ENOSPC : n;
+}
+
+bool tlb_walker_key(const struct tlb_event *ev, char *buf, size_t size)
+{
+	int n;
+
+	if (ev->kind == TLB_KIND_INSTRUCTIONS)
+		n = snprintf(buf, size, "instructions");
+	else if (ev->kind == TLB_KIND_CYCLES)
+		n = snprintf(buf, size, "cycles");
+	else if ((ev->pmu_alias || ev->type == PERF_TYPE_RAW) && ev->config <= 0xffff)
+		n = snprintf(buf, size, "raw_0x%" PRIx64, ev->config);
+	else
+		return false;
+	return n > 0 && (size_t)n < size;
+}
+
+const struct tlb_walk_counter *tlb_walk_counter(const struct tlb_walk *w,
+						const char *key)
+{
+	for (unsigned int i = 0; i < w->nr_counters; i++)
+		if (!strcmp(w->counters[i].key, key))
+			return &w->counters[i];
+	return NULL;
+}
+
+/* KEY=VALUE of the walker's counters into W; 0, 1 (not one), -EINVAL. */
+static int parse_counter(const char *word, size_t klen, const char *val,
+			 size_t vlen, struct tlb_walk *w)
+{
+	static const struct { const char *word; enum tlb_counter_state state; } words[] = {
+		{ "unsupported", TLB_COUNTER_UNSUPPORTED },
+		{ "multiplexed", TLB_COUNTER_PARTIAL },
+		{ "not-counted", TLB_COUNTER_PARTIAL },
+	};
+	struct tlb_walk_counter *c;
+
+	if (!(klen == 12 && !memcmp(word, "instructions", 12)) &&
+	    !(klen == 6 && !memcmp(word, "cycles", 6)) &&
+	    !(klen > 6 && !memcmp(word, "raw_0x", 6)))
+		return 1;
+	if (klen >= sizeof(c->key) || w->nr_counters == TLB_WALK_COUNTERS)
+		return -EINVAL;
+	c = &w->counters[w->nr_counters];
+	memcpy(c->key, word, klen);
+	c->key[klen] = '\0';
+	if (tlb_walk_counter(w, c->key))
+		return -EINVAL;		/* twice */
+	c->value = 0;
+	c->state = TLB_COUNTER_COUNT;
+	if (parse_num(val, vlen, &c->value)) {
+		size_t i;
+
+		for (i = 0; i < ARRAY_SIZE(words); i++)
+			if (strlen(words[i].word) == vlen && !memcmp(words[i].word, val, vlen))
+				break;
+		if (i == ARRAY_SIZE(words))
+			return -EINVAL;
+		c->state = words[i].state;
+	}
+	w->nr_counters++;
+	return 0;
 }
 
 int tlb_walk_parse(const char *buf, size_t len, struct tlb_walk *w)
@@ -505,6 +572,7 @@ int tlb_walk_parse(const char *buf, size_t len, struct tlb_walk *w)
 	const char *p = buf, *end = buf + len, *word;
 	size_t wlen;
 
+	w->nr_counters = 0;
 	while (next_word(&p, end, &word, &wlen)) {
 		const char *eq = memchr(word, '=', wlen);
 		size_t i;
@@ -515,8 +583,14 @@ int tlb_walk_parse(const char *buf, size_t len, struct tlb_walk *w)
 			if (strlen(keys[i]) == (size_t)(eq - word) &&
 			    !memcmp(keys[i], word, (size_t)(eq - word)))
 				break;
-		if (i == ARRAY_SIZE(keys))
-			continue;	/* a newer kernel's key */
+		if (i == ARRAY_SIZE(keys)) {
+			int ret = parse_counter(word, (size_t)(eq - word), eq + 1,
+						wlen - (size_t)(eq + 1 - word), w);
+
+			if (ret < 0)
+				return ret;
+			continue;	/* a counter, or a newer kernel's key */
+		}
 		if ((seen & (1u << i)) ||
 		    parse_num(eq + 1, wlen - (size_t)(eq + 1 - word), &vals[i]))
 			return -EINVAL;

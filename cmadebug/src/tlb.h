@@ -82,13 +82,37 @@ struct tlb_judged {
 };
 
 /* The walker's knobs (written to linear_map/walk) and its report. */
+/*
+ * One of the walker's own counters (kernel-patches/0017): the kernel
+ * brackets exactly its loop with perf counters on the walking task and
+ * reports "instructions=N cycles=N raw_0xE=N", or a word where it has no
+ * count for the whole walk.
+ */
+#define TLB_WALK_COUNTERS	(TLB_MAX_EVENTS + 2)
+enum tlb_counter_state {
+	TLB_COUNTER_COUNT,
+	TLB_COUNTER_UNSUPPORTED,	/* "unsupported": not created */
+	TLB_COUNTER_PARTIAL,		/* "multiplexed", "not-counted" */
+};
+
+struct tlb_walk_counter {
+	char key[24];		/* "instructions", "cycles", "raw_0x34" */
+	enum tlb_counter_state state;
+	uint64_t value;
+};
+
 struct tlb_walk {
 	uint64_t start;		/* physical */
 	uint64_t pages;
 	uint64_t accesses;
 	uint64_t seed;
+	/* events=: raw event numbers the walker counts itself (nr_raw > 0) */
+	unsigned int nr_raw;
+	uint64_t raw[TLB_MAX_EVENTS];
 	/* read back */
 	uint64_t cpu, elapsed_ns, faults, checksum;
+	unsigned int nr_counters;	/* 0: a kernel without its own counters */
+	struct tlb_walk_counter counters[TLB_WALK_COUNTERS];
 };
 
 struct tlb_opts {
@@ -139,6 +163,12 @@ int tlb_parse_args(int argc, char **argv, struct tlb_opts *o, char *err,
 int tlb_walk_request(const struct tlb_walk *w, char *buf, size_t size);
 /* linear_map/walk's report; checks it is the run that was asked for. */
 int tlb_walk_parse(const char *buf, size_t len, struct tlb_walk *w);
+/* The walker's counter of KEY in W's report, or NULL. */
+const struct tlb_walk_counter *tlb_walk_counter(const struct tlb_walk *w,
+						const char *key);
+/* The walker's key for EV ("instructions", "cycles", "raw_0x34"); false
+ * when the walker cannot count it (a generic event other than those two). */
+bool tlb_walker_key(const struct tlb_event *ev, char *buf, size_t size);
 
 /*
  * Judges one count: an event that did not open or reads 0 is "not

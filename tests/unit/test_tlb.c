@@ -312,10 +312,50 @@ static void test_walk_report(struct results *r)
 	CHECK(r, walk_parse_str("start=0x48000000 start=0x48000000 pages=4096", &w) == -EINVAL,
 	      "repeated key");
 	CHECK(r, walk_parse_str("start=0x48000000 pages=4096 accesses=100000 seed=7 cpu=0 elapsed_ns=5 faults=0 checksum=9 new=1", &w) == 0 && w.elapsed_ns == 5, "unknown keys are skipped");
+	/* the walker's own counters (kernel-patches/0017): words where no count */
+	CHECK(r, walk_parse_str("start=0x48000000 pages=4096 accesses=100000 seed=7 cpu=0 elapsed_ns=6 faults=0 checksum=9 instructions=unsupported cycles=21239255 raw_0x34=multiplexed raw_0x35=not-counted\n", &w) == 0 && w.elapsed_ns == 6,
+	      "a report with the walker's counters");
 }
 
 /* dtlb_walk as an Armv8 PMU publishes it. */
 static const struct tlb_event dtlb_walk = { "dtlb_walk", 8, 0x34, TLB_KIND_TLB, true };
+
+/* The walker's own counters (kernel-patches/0017): asked with events=,
+ * read back as counts or words; the keys of the selected events. */
+static void test_walker_counters(struct results *r)
+{
+	struct tlb_walk w = { .start = 0x48000000, .pages = 4096, .accesses = 100000,
+			      .seed = 7, .nr_raw = 2, .raw = { 0x34, 0x35 } };
+	const struct tlb_walk_counter *c;
+	struct tlb_event ins = { .kind = TLB_KIND_INSTRUCTIONS, .pmu_alias = true, .config = 8 };
+	struct tlb_event walk = { .kind = TLB_KIND_TLB, .pmu_alias = true, .config = 0x34 };
+	struct tlb_event cache = { .kind = TLB_KIND_TLB, .type = PERF_TYPE_HW_CACHE, .config = 0x10003 };
+	char req[160], key[32];
+
+	CHECK(r, tlb_walk_request(&w, req, sizeof(req)) > 0 &&
+	      !strcmp(req, "start=0x48000000 pages=4096 accesses=100000 seed=7 events=0x34,0x35\n"),
+	      "events= in the request");
+	CHECK(r, tlb_walk_request(&w, req, 50) == -ENOSPC, "request too long for the buffer");
+	CHECK(r, walk_parse_str("start=0x48000000 pages=4096 accesses=100000 seed=7 cpu=1 elapsed_ns=6 faults=0 checksum=9 instructions=2151060 cycles=unsupported raw_0x34=0 raw_0x35=multiplexed\n", &w) == 0,
+	      "a report with counters");
+	CHECK(r, w.nr_counters == 4, "four counters read");
+	c = tlb_walk_counter(&w, "instructions");
+	CHECK(r, c && c->state == TLB_COUNTER_COUNT && c->value == 2151060, "instructions counted");
+	c = tlb_walk_counter(&w, "cycles");
+	CHECK(r, c && c->state == TLB_COUNTER_UNSUPPORTED, "cycles unsupported");
+	c = tlb_walk_counter(&w, "raw_0x35");
+	CHECK(r, c && c->state == TLB_COUNTER_PARTIAL, "raw_0x35 multiplexed");
+	CHECK(r, tlb_walk_counter(&w, "raw_0x5") == NULL, "a key not reported");
+	CHECK(r, walk_parse_str("start=0x48000000 pages=4096 accesses=100000 seed=7 cpu=1 elapsed_ns=6 faults=0 checksum=9 instructions=lots\n", &w) == -EINVAL,
+	      "a counter's word we do not know");
+	CHECK(r, walk_parse_str("start=0x48000000 pages=4096 accesses=100000 seed=7 cpu=1 elapsed_ns=6 faults=0 checksum=9 cycles=1 cycles=2\n", &w) == -EINVAL,
+	      "a counter twice");
+	CHECK(r, walk_parse_str("start=0x48000000 pages=4096 accesses=100000 seed=7 cpu=1 elapsed_ns=6 faults=0 checksum=9\n", &w) == 0 &&
+	      w.nr_counters == 0, "an older walker: no counters");
+	CHECK(r, tlb_walker_key(&ins, key, sizeof(key)) && !strcmp(key, "instructions"), "key of inst_retired");
+	CHECK(r, tlb_walker_key(&walk, key, sizeof(key)) && !strcmp(key, "raw_0x34"), "key of dtlb_walk");
+	CHECK(r, !tlb_walker_key(&cache, key, sizeof(key)), "a generic cache event: not the walker's");
+}
 
 static void test_judge(struct results *r)
 {
@@ -476,6 +516,7 @@ int main(int argc, char **argv)
 	test_select(&r);
 	test_pmu_trees(&r, fixtures);
 	test_walk_report(&r);
+	test_walker_counters(&r);
 	test_judge(&r);
 	test_csv(&r, argc > 2 ? argv[2] : NULL);
 	test_layout_summary(&r, fixtures);

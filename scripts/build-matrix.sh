@@ -13,12 +13,15 @@
 #   os48   arm at -Os with a failure log of 48 (not a power of two): a u64
 #          modulo there needs __aeabi_uldivmod, which the kernel lacks (tip)
 #   clang  both arches with Debian's clang and lld (LLVM=1), log of 48 (tip)
+#   noperf both arches without PERF_EVENTS, the walker on: its counters
+#          say "unsupported" (tip)
 #
 # Out of tree in $CMADEBUG_CACHE/matrix/, from a git worktree of the cache
 # tree, so the work tree is left alone.  Prints one line per build and a
 # closing "N passed, N failed"; logs in $CMADEBUG_CACHE/matrix/*.log.
-# MATRIX_FROM=N starts at patch N; MATRIX_TIP="arm:os48 arm64:clang ..."
-# builds only those tip variants (no per-patch builds).
+# MATRIX_FROM=N starts at patch N, MATRIX_TO=N ends there (the "tip" is then
+# patch N); MATRIX_TIP="arm:os48 arm64:clang ..." builds only those tip
+# variants (no per-patch builds).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -35,7 +38,11 @@ mapfile -t commits < <(git -C "$KERNEL_SRC" rev-list --reverse base..cmadebug)
 # MATRIX_FROM=N starts at patch N (1-based), for re-checking a changed tail.
 from=${MATRIX_FROM:-1}
 [[ $from =~ ^[1-9][0-9]*$ ]] && [ "$from" -le ${#commits[@]} ] || die "MATRIX_FROM=$from: not a patch number (1-${#commits[@]})"
-commits=("${commits[@]:$((from - 1))}")
+# MATRIX_TO=N ends at patch N: the tip variants build there too.
+to=${MATRIX_TO:-${#commits[@]}}
+[[ $to =~ ^[1-9][0-9]*$ ]] && [ "$to" -ge "$from" ] && [ "$to" -le ${#commits[@]} ] ||
+	die "MATRIX_TO=$to: not a patch number ($from-${#commits[@]})"
+commits=("${commits[@]:$((from - 1)):$((to - from + 1))}")
 
 extra_config() {
 	local arch=$1 variant=$2
@@ -51,6 +58,7 @@ extra_config() {
 	os48) printf '%s\n' "CONFIG_CC_OPTIMIZE_FOR_SIZE=y" "CONFIG_CMA_DEBUGFS_FAILURES=48" ;;
 	clang) printf '%s\n' "CONFIG_CMA_DEBUGFS_FAILURES=48" ;;
 	nocma) printf '%s\n' "# CONFIG_CMA is not set" "# CONFIG_DMA_CMA is not set" ;;
+	noperf) printf '%s\n' "# CONFIG_PERF_EVENTS is not set" "CONFIG_LINEAR_MAP_BENCH=y" ;;
 	esac
 	return 0
 }
@@ -115,6 +123,7 @@ else
 		build_one "${commits[-1]}" "$arch" nocma
 		build_one "${commits[-1]}" "$arch" lmcore
 		build_one "${commits[-1]}" "$arch" clang
+		build_one "${commits[-1]}" "$arch" noperf
 	done
 	build_one "${commits[-1]}" arm lpae
 	build_one "${commits[-1]}" arm os48

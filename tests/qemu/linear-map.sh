@@ -504,6 +504,67 @@ test_walk_runs_over_range() {
 	[ "${ns%% *}" -gt 0 ] || t_fail "elapsed_ns is ${ns%% *}"
 }
 
+# walk_value KEY: KEY's value in the last walk's report (a counter's).
+walk_value() {
+	sed -n "s/.* $1=\([^ ]*\).*/\1/p" $LM/walk
+}
+
+# cpu_pmu: the CPU PMU's directory in sysfs (arm64: armv8_pmuv3), or
+# nothing: QEMU's cortex-a15 has no PMU (the arm board's device tree has an
+# empty pmu node, no driver binds), so the arm guest has none.
+cpu_pmu() {
+	for d in /sys/bus/event_source/devices/armv*; do
+		[ -d "$d" ] && echo "$d" && return 0
+	done
+	return 0
+}
+
+# is_count VALUE: a decimal count, not a word (unsupported, ...)
+is_count() {
+	case $1 in
+	"" | *[!0-9]*) return 1 ;;
+	esac
+}
+
+# The walk counts itself with the CPU's PMU (0017), as the PMU has the
+# events: perf's generic instructions and cycles are counted where the PMU
+# lists inst_retired and cpu_cycles (QEMU's arm64 PMU lists inst_retired
+# only under -icount: its instruction count needs it), unsupported where
+# it does not, and everything is unsupported without a PMU (arm).  Raw
+# events: 0x11 (CPU_CYCLES) counts; 0x34 (DTLB_WALK), which QEMU's PMU does
+# not list, is taken by the driver and counts nothing: 0.
+test_walk_counts_as_the_pmu_has_it() {
+	echo "start=$WALK_START pages=1024 accesses=50000 events=0x11,0x34" >$LM/walk ||
+		t_fail "walk with events= failed" || return 1
+	out=$(cat $LM/walk)
+	echo "# $out"
+	case $out in
+	"start=$WALK_START pages=1024 accesses=50000 seed=1 cpu="*" checksum="*" instructions="*" cycles="*" raw_0x11="*" raw_0x34="*) ;;
+	*) t_fail "counter keys missing or out of order" || return 1 ;;
+	esac
+	pmu=$(cpu_pmu)
+	echo "# PMU: ${pmu:-none} events: $(ls $pmu/events 2>/dev/null | tr '\n' ' ')"
+	if [ -z "$pmu" ]; then
+		for k in instructions cycles raw_0x11 raw_0x34; do
+			t_eq "$k without a PMU" unsupported "$(walk_value $k)" || return 1
+		done
+		return 0
+	fi
+	for k in instructions:inst_retired cycles:cpu_cycles; do
+		v=$(walk_value ${k%:*})
+		if [ -e $pmu/events/${k#*:} ]; then
+			is_count "$v" && [ "$v" -gt 0 ] ||
+				t_fail "${k%:*}=$v, but the PMU lists ${k#*:}" || return 1
+		else
+			t_eq "${k%:*} (the PMU does not list ${k#*:})" unsupported "$v" || return 1
+		fi
+	done
+	v=$(walk_value raw_0x11)
+	is_count "$v" && [ "$v" -gt 0 ] || t_fail "raw_0x11 (CPU_CYCLES) is '$v'" || return 1
+	[ ! -e $pmu/events/dtlb_walk ] || t_fail "the PMU lists dtlb_walk: QEMU counts TLB walks now?" || return 1
+	t_eq "raw_0x34 (DTLB_WALK, not implemented)" 0 "$(walk_value raw_0x34)"
+}
+
 # A walk of 2^32 accesses runs for hours under TCG: SIGKILL must end it
 # between stretches (the old walker ran to the end), and the killed run
 # must not replace the last finished one.
@@ -623,6 +684,7 @@ test_kcore_alias_equals_alias_check() {
 LM_WALK_TESTS="
 	test_walk_rejects_bad_input
 	test_walk_runs_over_range
+	test_walk_counts_as_the_pmu_has_it
 	test_walk_ends_on_sigkill"
 # debug_pagealloc unmaps free pages: the walker refuses to run (0017)
 if grep -qw debug_pagealloc=on /proc/cmdline; then

@@ -139,21 +139,22 @@ TLB_TESTS="
 TLB_PAIRED_RANGES=0x48000000,0x4a000000
 test_tlb_paired_within_boot() {
 	out=$TLB_OUT/paired
-	PERF=none tlb-ab.sh paired --ranges $TLB_PAIRED_RANGES -o $out --sweep "64 4096" --accesses 20000 \
+	PERF=none tlb-ab.sh paired --ranges $TLB_PAIRED_RANGES -o $out --pages 4096 --accesses 20000 \
 		--blocks 2 2>/tmp/tlb-paired.err || t_fail "exit $?: $(cat /tmp/tlb-paired.err)" || return 1
 	sed 's/^/# /' /tmp/tlb-paired.err
 	for v in nosplit split; do
 		d=$out/walk/$v/boot-1
-		t_eq "$v runs (2 ABBA blocks, 2 sizes)" 8 "$(ls $d/run-*.csv | wc -l)" || return 1
+		t_eq "$v runs (2 ABBA blocks)" 4 "$(ls $d/run-*.csv | wc -l)" || return 1
 		grep -q '"design": "within"' $d/meta.json || t_fail "$v meta.json: not the within-boot design" || return 1
 		grep -q '"warmup_runs": 1' $d/meta.json || t_fail "$v meta.json: no warm-up recorded" || return 1
 	done
 	t_eq "boot_id of both ranges" "$(sed -n 's/.*"boot_id": "\(.*\)".*/\1/p' $out/walk/nosplit/boot-1/meta.json)" \
 		"$(sed -n 's/.*"boot_id": "\(.*\)".*/\1/p' $out/walk/split/boot-1/meta.json)" || return 1
 	ins_event=$(sed -n 's/.*"instructions_event": "\([^"]*\)".*/\1/p' $out/walk/manifest.json)
-	a=$(cat $out/walk/nosplit/boot-1/run-*.csv | grep -F ",,$ins_event," | cut -d, -f1 | sort -n | sed -n 4p)
-	b=$(cat $out/walk/split/boot-1/run-*.csv | grep -F ",,$ins_event," | cut -d, -f1 | sort -n | sed -n 4p)
-	echo "# $ins_event, 4th of 8 runs: nosplit $a, split $b"
+	# one working-set size (the count depends on it); the fewest: the run the fewest timer interrupts hit
+	a=$(cat $out/walk/nosplit/boot-1/run-*.csv | grep -F ",,$ins_event," | cut -d, -f1 | sort -n | sed -n 1p)
+	b=$(cat $out/walk/split/boot-1/run-*.csv | grep -F ",,$ins_event," | cut -d, -f1 | sort -n | sed -n 1p)
+	echo "# $ins_event, fewest of 4 runs: nosplit $a, split $b"
 	case "$a:$b" in :* | *: | *[!0-9:]*) t_fail "instructions '$a', '$b'"; return 1 ;; esac
 	d=$((a > b ? a - b : b - a))
 	[ $((d * 1000)) -le $((a * 5)) ] || t_fail "$a and $b differ by more than 0.5 %"

@@ -330,7 +330,7 @@ def dead_events(loaded, cfg):
     return {ev for ev in seen - nonzero if not cfg.may_be_zero(ev)}
 
 
-def design_of(loaded, baseline):
+def design_of(loaded):
     """'within' when each boot measured every variant (the same boot_id in
     every variant), else 'across'; a mixture is refused."""
     ids = {}
@@ -549,7 +549,7 @@ def analyse(variant_dirs, args, manifest=None, results=None):
         raise InputError(f"only one variant ({names[0]}): an A/B comparison needs two "
                          "(RESULTS/<variant>/boot-<N>/run-<M>.csv)")
     starts = check_poolable(loaded)
-    design = design_of(loaded, baseline)
+    design = design_of(loaded)
     if design == "across" and len(starts) > 1:
         raise InputError("refusing to pool runs over different walked ranges (walk_start) "
                          "when each boot measured one variant")

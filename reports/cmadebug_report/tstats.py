@@ -261,9 +261,9 @@ def boots_to_resolve(sd, effect, design, confidence=CONFIDENCE, power=POWER, lim
     paired log differences).  Returns boots per variant (across) or in all
     (within), or None if more than LIMIT."""
     delta = abs(math.log1p(effect))
-    if sd == 0:
-        return MIN_BOOTS_ACROSS if design == "across" else 2 * MIN_BOOTS_PER_ARM
     start = MIN_BOOTS_ACROSS if design == "across" else 2 * MIN_BOOTS_PER_ARM
+    if sd == 0:
+        return start
     # The normal approximation is a lower bound (t quantiles exceed z ones):
     # start there, so the search is a few steps.
     z = statistics.NormalDist()

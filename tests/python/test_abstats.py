@@ -443,3 +443,34 @@ def test_cli_missing_baseline_and_usage(tmp_path):
     assert res.returncode == 2 and "baseline variant 'c' not found (variants: a, b)" in res.stderr
     assert cli().returncode == 1
     assert cli(tmp_path / "r", "--resolve", "150%").returncode == 1
+
+
+def test_cli_until_sequential_mode(tmp_path):
+    """--until: exit 0 once every interval of the metric is that narrow, 5
+    while it is not or there are too few boots; a metric that is not
+    measured is an error (exit 2)."""
+    rng = random.Random(3)
+
+    def boots(n, walks):
+        return [[run_of(1_000_000, round(walks * (1 + rng.gauss(0, 0.01)))) for _ in range(3)]
+                for _ in range(n)]
+
+    root = make_results(tmp_path / "r", {"a": boots(4, 10_000), "b": boots(4, 12_000)})
+    res = cli(root, "--until", "50%")
+    assert res.returncode == 0 and "abstats: done: walks_per_1k_instructions" in res.stderr, res.stderr
+    res = cli(root, "--until", "0.01%")
+    assert res.returncode == 5 and "abstats: not yet: walks_per_1k_instructions: +-" in res.stderr, res.stderr
+    assert "want +-0.01%" in res.stderr
+    res = cli(root, "--until", "50%", "--until-metric", "instructions:k")
+    assert res.returncode == 0, res.stderr
+    short = make_results(tmp_path / "s", {"a": boots(2, 10_000), "b": boots(2, 12_000)})
+    res = cli(short, "--until", "50%")
+    assert res.returncode == 5 and "insufficient: 2 boots of a variant, need 3 of each" in res.stderr
+    res = cli(root, "--until", "50%", "--until-metric", "ns_per_access")
+    assert res.returncode == 2 and "--until: ns_per_access is not measured" in res.stderr, res.stderr
+    assert cli(root, "--until", "zz").returncode == 1
+    # the advice follows --resolve
+    doc = json.loads(cli(root, "--resolve", "2%", "--json", "-").stdout)
+    assert doc["method"]["resolve"] == 0.02
+    r = doc["comparisons"][0]["metrics"]["dtlb_walk:k"]
+    assert r["boots_to_resolve"]["effect"] == 0.02

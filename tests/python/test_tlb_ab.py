@@ -355,3 +355,25 @@ def test_paired_refuses_ranges_that_do_not_pair(board, tmp_path, ranges, words):
     res = sh("paired", "--ranges", ranges, "--pages", "4096", "-o", tmp_path / "res", env=board)
     assert res.returncode in (1, 3) and words in res.stderr, res.stderr
     assert not (tmp_path / "res").exists()
+
+
+def test_make_report_checks_a_results_directory_as_tlb_report_does(tmp_path):
+    """make report TLB=DIR runs tlb-ab.sh check first: a split variant that
+    is not split is refused before anything is written."""
+    make_ab(tmp_path / "walk", b_mapping="block")
+    res = subprocess.run(["make", "-s", "report", f"TLB={tmp_path / 'walk'}", f"OUT={tmp_path / 'r.html'}",
+                          f"PYTHON={os.environ.get('PYTHON', '/usr/bin/python3')}"],
+                         cwd=TOP, capture_output=True, text=True, timeout=300)
+    assert res.returncode != 0 and "do not compare a split" in res.stderr, res.stderr
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_meta_says_what_perf_stat_counts(board, tmp_path):
+    """Under perf stat the count covers the whole command, and meta.json says
+    so (a captured tree's walk file is no walker that counts itself)."""
+    add_pmus(pathlib.Path(board["TLB_AB_ROOT"]), "cortex-a76")
+    res = sh(*run_args(tmp_path), env=board)
+    assert res.returncode == 0, res.stderr
+    meta = json.loads((tmp_path / "walk/nosplit/boot-1/meta.json").read_text())
+    assert meta["tool"] == "perf stat: the whole command (sh -c, its start and exit too), not only the walk"
+    assert "walk: " in res.stderr and "(perf stat)" in res.stderr

@@ -58,11 +58,16 @@ test_tlb_runner_end_to_end() {
 # --measurement/--units): per working set, the median over the runs of the
 # instructions counted (only where the PMU counted them: arm has none) and
 # of the walker's ns per access.
+# instructions_event RESULTS: the instructions event as the PMU names it
+# (armv8_pmuv3/inst_retired/k), from tlb-ab.sh's manifest.
+instructions_event() {
+	e=$(sed -n 's/.*"instructions_event": "\([^"]*\)".*/\1/p' $1/walk/manifest.json)
+	echo "${e:-instructions:k}"
+}
+
 tlb_measurements() {
 	d=$TLB_OUT/walk/$TLB_VARIANT/boot-1
-	# as the PMU names it (armv8_pmuv3/inst_retired/k), from the manifest
-	ins_event=$(sed -n 's/.*"instructions_event": "\([^"]*\)".*/\1/p' $TLB_OUT/walk/manifest.json)
-	ins_event=${ins_event:-instructions:k}
+	ins_event=$(instructions_event $TLB_OUT)
 	for w in $d/run-*.walker.json; do
 		csv=${w%.walker.json}.csv
 		bytes=$(sed -n 's/^ *"working_set_bytes": \([0-9]*\),*$/\1/p' $w)
@@ -150,12 +155,12 @@ test_tlb_paired_within_boot() {
 	done
 	t_eq "boot_id of both ranges" "$(sed -n 's/.*"boot_id": "\(.*\)".*/\1/p' $out/walk/nosplit/boot-1/meta.json)" \
 		"$(sed -n 's/.*"boot_id": "\(.*\)".*/\1/p' $out/walk/split/boot-1/meta.json)" || return 1
-	ins_event=$(sed -n 's/.*"instructions_event": "\([^"]*\)".*/\1/p' $out/walk/manifest.json)
+	ins_event=$(instructions_event $out)
 	# one working-set size (the count depends on it); the fewest: the run the fewest timer interrupts hit
 	a=$(cat $out/walk/nosplit/boot-1/run-*.csv | grep -F ",,$ins_event," | cut -d, -f1 | sort -n | sed -n 1p)
 	b=$(cat $out/walk/split/boot-1/run-*.csv | grep -F ",,$ins_event," | cut -d, -f1 | sort -n | sed -n 1p)
 	echo "# $ins_event, fewest of 4 runs: nosplit $a, split $b"
-	case "$a:$b" in :* | *: | *[!0-9:]*) t_fail "instructions '$a', '$b'"; return 1 ;; esac
+	is_count "$a" && is_count "$b" || t_fail "instructions '$a', '$b'" || return 1
 	d=$((a > b ? a - b : b - a))
 	[ $((d * 1000)) -le $((a * 5)) ] || t_fail "$a and $b differ by more than 0.5 %"
 }
@@ -203,13 +208,26 @@ test_tlb_walk_counts_itself() {
 	done
 }
 
-# Under -icount the instruction count is exact: two identical walks (the
-# same pages, accesses, seed: the same loop) count within 0.5 %.
+# Under -icount the instruction count is exact, but the counter is the
+# task's: a timer interrupt taken during the walk counts too (~0.6 % of a
+# 200000-access walk in a CI run).  Interrupts only add, so the fewest of
+# three identical walks (the same pages, accesses, seed: the same loop) is
+# the loop itself, and two such floors agree within 0.5 %.
+fewest_walk_instructions() {
+	n=
+	for i in 1 2 3; do
+		v=$(TLB_WALK_ACCESSES=$TLB_REPEAT_ACCESSES; tlb_walk | sed -n 's/.* instructions=\([^ ]*\).*/\1/p') || return 1
+		is_count "$v" || t_fail "instructions '$v'" || return 1
+		[ -n "$n" ] && [ "$n" -le "$v" ] || n=$v
+	done
+	echo "$n"
+}
+
+TLB_REPEAT_ACCESSES=20000
 test_tlb_walk_instructions_repeat() {
-	a=$(tlb_walk | sed -n 's/.* instructions=\([^ ]*\).*/\1/p') || return 1
-	b=$(tlb_walk | sed -n 's/.* instructions=\([^ ]*\).*/\1/p') || return 1
-	echo "# instructions: $a and $b"
-	is_count "$a" && is_count "$b" || t_fail "instructions '$a', '$b'" || return 1
+	a=$(fewest_walk_instructions) || return 1
+	b=$(fewest_walk_instructions) || return 1
+	echo "# instructions, fewest of 3 walks: $a and $b"
 	d=$((a > b ? a - b : b - a))
 	[ $((d * 1000)) -le $((a * 5)) ] || t_fail "$a and $b differ by more than 0.5 %"
 }

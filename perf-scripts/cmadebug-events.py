@@ -58,6 +58,14 @@ summary = Summary()
 _out = sys.stdout
 
 
+def _int(v):
+    """An 'int' field (errorno, ret) as the signed value it is: perf hands a
+    4-byte signed field to Python zero-extended (Debian's perf 6.1 gives
+    -16 as 4294967280)."""
+    v &= 0xFFFFFFFF
+    return v - (1 << 32) if v & 0x80000000 else v
+
+
 def _quiet():
     return os.environ.get("CMADEBUG_EVENTS_QUIET") == "1"
 
@@ -86,6 +94,7 @@ def cma__cma_alloc_start(event_name, context, common_cpu, common_secs, common_ns
 def cma__cma_alloc_finish(event_name, context, common_cpu, common_secs, common_nsecs, common_pid,
                           common_comm, common_callchain, name, pfn, page, count, align, errorno,
                           perf_sample_dict=None):
+    errorno = _int(errorno)
     summary.areas[name]["finished_ok" if errorno == 0 else "finished_failed"] += 1
     if errorno == 0:
         summary.areas[name]["pages_allocated"] += count
@@ -113,6 +122,7 @@ def cma__cma_alloc_fail(event_name, context, common_cpu, common_secs, common_nse
                         common_comm, common_callchain, name, start_pfn, count, align, attempt, errorno,
                         stage, pfn, flags, refcount, mapcount, migratetype, kind, owner,
                         perf_sample_dict=None):
+    errorno = _int(errorno)
     summary.areas[name]["attempts_failed"] += 1
     summary.fail_stage[stage] += 1
     summary.fail_errno[errorno] += 1
@@ -142,6 +152,7 @@ def linear_map__linear_map_attr_change(event_name, context, common_cpu, common_s
                                        common_pid, common_comm, common_callchain, start, pfn, size,
                                        old_type, new_type, ret, cause, perf_sample_dict=None):
     c = ATTR_CAUSES.get(cause, f"cause-{cause}")
+    ret = _int(ret)
     summary.attr[c]["changes" if ret == 0 else "failures"] += 1
     summary.attr[c]["bytes"] += size
     _line("linear_map:linear_map_attr_change", common_secs, common_nsecs, common_cpu, common_comm,

@@ -109,3 +109,23 @@ def test_quiet_prints_the_summary_only(handler, monkeypatch):
     out = handler._out.getvalue()
     assert "cma:cma_alloc_start name=" not in out
     assert "area fimc-pool: requests 1" in out
+
+
+def test_int_fields_come_zero_extended_from_perf(handler, tmp_path, monkeypatch):
+    """perf hands a 4-byte signed field to Python zero-extended (Debian's
+    perf 6.1 over the arm64 guest's perf.data: tests/fixtures/perf-record):
+    -16 arrives as 4294967280 and must count as -16, not as success."""
+    json_out = tmp_path / "summary.json"
+    monkeypatch.setenv("CMADEBUG_EVENTS_JSON", str(json_out))
+    minus16 = (1 << 32) - 16
+    call(handler.cma__cma_alloc_fail, "reserved", 0x7e040, 8128, 0, 1, minus16, "migrate", 0x7e041,
+         0x40010000, 2, 0, "Isolate", "movable_ops", 0)
+    call(handler.cma__cma_alloc_finish, "reserved", 0x7e040, 0, 8128, 0, minus16)
+    call(handler.linear_map__linear_map_attr_change, 0xd7002000, 0x57002, 4096, "MEM/CACHED/WBRA",
+         "MEM/BUFFERABLE/WC", (1 << 32) - 22, 0)
+    handler.trace_end()
+    d = json.loads(json_out.read_text())
+    assert d["failures_by_errno"] == {"-16": 1}
+    assert d["areas"]["reserved"] == {"attempts_failed": 1, "finished_failed": 1}
+    assert d["attr_changes"] == {"dma-remap": {"failures": 1, "bytes": 4096}}
+    assert "errorno=-16" in handler._out.getvalue()

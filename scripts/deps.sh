@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install what the suite needs from Debian, and fetch the guest-arch packages
-# (static busybox, libtracefs/libtraceevent static libraries) into the cache
-# without adding foreign architectures to dpkg.
+# (static busybox, libtracefs/libtraceevent static libraries; for arm64 also
+# Debian's perf and the libraries it loads) into the cache without adding
+# foreign architectures to dpkg.
 #
 #   deps.sh          install whatever is missing
 #   deps.sh --check  exit 1 (naming what is missing) instead of installing
@@ -22,12 +23,21 @@ HOST_PACKAGES=(
 	groff-base # tests/python/test_man_page.py renders the man page
 	python3 python3-pytest python3-matplotlib valgrind
 	python3-yaml # scripts/lava_job.py, lava_results.py (lava-dispatcher needs it too)
+	linux-perf # perf script -s perf-scripts/cmadebug-events.py over the guests' perf.data
 	clang libclang-rt-14-dev
 	lld llvm # make build-matrix: the LLVM=1 (clang) variant
 	chromium # headless, for tests/python/test_report_browser.py
 )
 GUEST_PACKAGES=(busybox-static libtracefs-dev libtraceevent-dev)
 GUEST_ARCHES=(armhf arm64)
+# Debian's perf for the arm64 guest (tests/qemu/tlb.sh, perf-record.sh run
+# the real one) and the packages holding the shared libraries it loads:
+# scripts/initramfs.sh copies just those (the closure of its DT_NEEDED),
+# and fails naming any it cannot find.
+GUEST_PERF_PACKAGES=(linux-perf libc6 libopencsd1 libstdc++6 libgcc-s1 libelf1 libdw1 libbz2-1.0
+	libunwind8 libslang2 libperl5.36 libcrypt1 libpython3.11 libexpat1 zlib1g liblzma5 libzstd1
+	libcap2 libnuma1 libbabeltrace1 libglib2.0-0 libuuid1 libpcre2-8-0)
+GUEST_PERF_ARCHES=(arm64)
 
 missing_host_packages() {
 	local pkg status
@@ -37,9 +47,9 @@ missing_host_packages() {
 	done
 }
 
-guest_sysroot_complete() {
-	local a=$1
-	[ -f "$CMADEBUG_CACHE/sysroot/$a/.complete" ]
+# guest_dir KIND ARCH: where the KIND (sysroot, perf) packages for ARCH go
+guest_dir() {
+	echo "$CMADEBUG_CACHE/$1/$2"
 }
 
 as_root() {
@@ -52,19 +62,20 @@ as_root() {
 	fi
 }
 
-# Download the guest .debs for one Debian arch and unpack them into
-# $CACHE/sysroot/<arch>, atomically (temp dir, then rename).
+# fetch_guest DIR ARCH PACKAGE...: download the .debs for one Debian arch
+# and unpack them into DIR, atomically (temp dir, then rename).
 fetch_guest() {
-	local a=$1 tmp
-	mkdir -p "$CMADEBUG_CACHE/sysroot"
-	tmp=$(mktemp -d "$CMADEBUG_CACHE/sysroot/.$a.XXXXXX")
+	local dir=$1 a=$2 tmp
+	shift 2
+	mkdir -p "$(dirname "$dir")"
+	tmp=$(mktemp -d "$(dirname "$dir")/.$a.XXXXXX")
 	chmod 755 "$tmp" # apt's _apt user must be able to write here
-	note "fetching ${GUEST_PACKAGES[*]} for $a"
-	(cd "$tmp" && apt-get download -q -oAPT::Architecture="$a" "${GUEST_PACKAGES[@]}" >/dev/null 2>"$tmp/.apt-errors") ||
+	note "fetching $* for $a"
+	(cd "$tmp" && apt-get download -q -oAPT::Architecture="$a" "$@" >/dev/null 2>"$tmp/.apt-errors") ||
 		{
 			cat "$tmp/.apt-errors" >&2
 			rm -rf "$tmp"
-			die "could not download the $a guest packages (${GUEST_PACKAGES[*]})"
+			die "could not download the $a guest packages ($*)"
 		}
 	mkdir "$tmp/root"
 	for deb in "$tmp"/*.deb; do
@@ -72,18 +83,22 @@ fetch_guest() {
 	done
 	mkdir "$tmp/debs" && mv "$tmp"/*.deb "$tmp/debs/"
 	touch "$tmp/.complete"
-	rm -rf "$CMADEBUG_CACHE/sysroot/$a"
-	mv "$tmp" "$CMADEBUG_CACHE/sysroot/$a"
+	rm -rf "$dir"
+	mv "$tmp" "$dir"
 }
 
 main() {
-	local check_only=0 missing need_guest=()
+	local check_only=0 missing need_guest=() need_perf=() a
 	[ "${1:-}" = --check ] && check_only=1
 
 	mapfile -t missing < <(missing_host_packages)
 	for a in "${GUEST_ARCHES[@]}"; do
-		guest_sysroot_complete "$a" || need_guest+=("$a")
+		[ -f "$(guest_dir sysroot "$a")/.complete" ] || need_guest+=("$a")
 	done
+	for a in "${GUEST_PERF_ARCHES[@]}"; do
+		[ -f "$(guest_dir perf "$a")/.complete" ] || need_perf+=("$a")
+	done
+	need_guest+=("${need_perf[@]/#/perf:}")
 
 	if [ ${#missing[@]} = 0 ] && [ ${#need_guest[@]} = 0 ]; then
 		return 0
@@ -107,7 +122,10 @@ main() {
 		for a in "${GUEST_ARCHES[@]}"; do opts+=(-oAPT::Architectures::="$a"); done
 		apt_update as_root apt-get update -q "${opts[@]}" >/dev/null
 		for a in "${need_guest[@]}"; do
-			fetch_guest "$a"
+			case $a in
+			perf:*) fetch_guest "$(guest_dir perf "${a#perf:}")" "${a#perf:}" "${GUEST_PERF_PACKAGES[@]}" ;;
+			*) fetch_guest "$(guest_dir sysroot "$a")" "$a" "${GUEST_PACKAGES[@]}" ;;
+			esac
 		done
 	fi
 }

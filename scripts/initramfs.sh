@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The guest initramfs: static busybox for the guest arch, the statically
-# cross-linked cmadebug, and tests/qemu/.  Built with the kernel's own
+# cross-linked cmadebug, tests/qemu/, and for arm64 Debian's perf with the
+# shared libraries it loads.  Built with the kernel's own
 # gen_init_cpio, so device nodes need no root.  Prints the .cpio path.
 #
 #   initramfs.sh arm|arm64 OUTDIR
@@ -32,6 +33,45 @@ for b in cma_alloc_bench read_bench page_churn dma_alloc_load; do
 		die "cross-building bench/$b.c for $arch failed"
 done
 
+# perf_entries PERF_ROOT: gen_init_cpio lines for Debian's perf (its
+# binary is /usr/bin/perf) and the closure of its DT_NEEDED libraries from
+# the unpacked packages, in /lib/<triplet> where the loader looks; the
+# loader itself at its PT_INTERP path.
+perf_entries() {
+	local root=$1 triplet todo=() seen=" " f n d lib interp
+	triplet=$(cross_compile "$arch")
+	triplet=${triplet%-}
+	[ -x "$root/usr/bin/perf" ] || die "no perf in $root (linux-perf:$(deb_arch "$arch"))"
+	echo "dir /lib 0755 0 0"
+	echo "dir /lib/$triplet 0755 0 0"
+	echo "file /usr/bin/perf $root/usr/bin/perf 0755 0 0"
+	todo=("$root/usr/bin/perf")
+	while [ ${#todo[@]} -gt 0 ]; do
+		f=${todo[0]}
+		todo=("${todo[@]:1}")
+		for n in $(readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+			case $seen in *" $n "*) continue ;; esac
+			seen="$seen$n "
+			lib=""
+			for d in lib usr/lib; do
+				[ -e "$root/$d/$triplet/$n" ] && lib=$(readlink -f "$root/$d/$triplet/$n") && break
+			done
+			[ -n "$lib" ] || die "perf needs $n, which no package in $root holds (scripts/deps.sh GUEST_PERF_PACKAGES)"
+			echo "file /lib/$triplet/$n $lib 0755 0 0"
+			todo+=("$lib")
+		done
+	done
+	interp=$(readelf -l "$root/usr/bin/perf" | sed -n 's/.*Requesting program interpreter: \(.*\)\]/\1/p')
+	case $seen in *" ${interp##*/} "*) ;; *) die "perf's loader $interp is not among its libraries" ;; esac
+	[ "$interp" = "/lib/$triplet/${interp##*/}" ] || echo "slink $interp $triplet/${interp##*/} 0777 0 0"
+}
+
+perf_root=""
+if [ "$arch" = arm64 ]; then
+	perf_root=$CMADEBUG_CACHE/perf/$(deb_arch "$arch")
+	[ -f "$perf_root/.complete" ] || die "Debian's perf for $(deb_arch "$arch") not fetched: run 'make deps'"
+fi
+
 gen=$BUILD/host/gen_init_cpio
 if [ ! -x "$gen" ] || [ "$KERNEL_SRC/usr/gen_init_cpio.c" -nt "$gen" ]; then
 	mkdir -p "$(dirname "$gen")"
@@ -55,9 +95,10 @@ list=$out/initramfs.list
 	for f in "$TOP"/tests/qemu/*.sh; do
 		echo "file /tests/$(basename "$f") $f 0644 0 0"
 	done
+	[ -z "$perf_root" ] || perf_entries "$perf_root/root"
 	# a distribution kernel's own modules (scripts/distro-kernel.sh)
 	if [ -n "${KERNEL_DIR:-}" ] && [ -f "$KERNEL_DIR/modules/.complete" ]; then
-		echo "dir /lib 0755 0 0"
+		[ -n "$perf_root" ] || echo "dir /lib 0755 0 0"
 		echo "dir /lib/modules 0755 0 0"
 		for f in "$KERNEL_DIR"/modules/*.ko* "$KERNEL_DIR/modules/load-order"; do
 			echo "file /lib/modules/$(basename "$f") $f 0644 0 0"

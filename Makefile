@@ -38,7 +38,9 @@ kernel:
 	@for a in $(BOARDS); do scripts/kernel-build.sh $$a || exit 1; done
 
 # Every suite of every board (scripts/lib.sh board_suites); SUITES= picks some.
-# Then the TLB A/B of the two boots that form it (tests/qemu/tlb_ab_host.py).
+# Then the TLB A/B of the two boots that form it (tests/qemu/tlb_ab_host.py),
+# and arm64 main's perf.data through the host's perf script
+# (tests/qemu/perf_record_host.py).
 # QEMU's TCG runs a one-CPU guest on one host thread: the boards' suites run
 # side by side, one lane per board, after the kernels are built one at a
 # time (they share the kernel tree); each lane's output is printed whole.
@@ -49,6 +51,8 @@ qemu-test:
 			scripts/qemu-run.sh $$a test $$s || r=1; \
 		done; \
 		$(PYTHON) tests/qemu/tlb_ab_host.py build/$$a/tlb-results $$a || r=1; \
+		[ $$a != arm64 ] || case " $${SUITES:-main} " in *" main "*) $(PYTHON) tests/qemu/perf_record_host.py \
+			build/$$a/console-test.log $$a/main/perf-script || r=1 ;; esac; \
 		exit $$r ) >build/qemu-test-$$a.log 2>&1 & pids="$$pids $$!"; \
 	done; \
 	for p in $$pids; do wait $$p || rc=1; done; \

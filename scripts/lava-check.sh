@@ -12,7 +12,9 @@
 #                              suites as make lava-tlb (scripts/lava-tlb.sh)
 #                              with a fixed seed, the A/B checked as
 #                              make qemu-test checks its own
-#                              (tests/qemu/tlb_ab_host.py)
+#                              (tests/qemu/tlb_ab_host.py); arm64's main
+#                              job's perf.data through the host's perf
+#                              script (tests/qemu/perf_record_host.py)
 #   lava-check.sh gate         the real-board examples (tests/lava/boards/)
 #                              through lava-run --validate, and a job with a
 #                              deliberately failing case (cmadebug.fail_case)
@@ -51,6 +53,12 @@ cmd_board() {
 	for suite in ${LAVA_SUITES:-$(board_suites "$arch")}; do
 		case $tlb_suites in *" $suite "*) continue ;; esac
 		run_job "$arch" "$suite" "$out/$arch-$suite" || rc=1
+		# the arm64 guest's perf record (tests/qemu/perf-record.sh), read
+		# by the host's perf with perf-scripts/cmadebug-events.py
+		if [ "$arch/$suite" = arm64/main ]; then
+			"${PYTHON:-python3}" "$TOP/tests/qemu/perf_record_host.py" "$out/$arch-$suite/log.yaml" \
+				"$arch/$suite/perf-script" || rc=1
+		fi
 	done
 	[ -n "$tlb_boots" ] || return $rc
 	if LAVA_TLB_OUT=$BUILD/lava-tlb/$arch SEED=1 ALLOW_INSUFFICIENT=1 "$TOP/scripts/lava-tlb.sh" "$arch" "$tlb_boots" >/dev/null &&

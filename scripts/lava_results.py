@@ -21,7 +21,10 @@ Exit 2: not a usable log — not YAML lines, cut before the job's result
 expected).  Cases that completed are printed either way.
 """
 import argparse
+import base64
+import binascii
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -62,6 +65,34 @@ def read_log(lines):
             raise LogError(f"line {n} is not a LAVA log record: {line[:80]!r}")
         records.append((rec["lvl"], rec["msg"]))
     return records
+
+
+BASE64_LINE = re.compile(r"^[A-Za-z0-9+/]+={0,2}$")
+
+
+def console_lines(records):
+    """The guest's console (the "target" records), one string a line."""
+    return [str(msg).rstrip("\r") for level, msg in records if level == "target"]
+
+
+def console_section(console, what, begin, end):
+    """The bytes a guest printed as base64 between the BEGIN and END marker
+    lines (tests/qemu/tlb.sh's tlb_export, perf-record.sh's perf_export);
+    LogError naming WHAT when they are missing, cut or garbled."""
+    if begin not in console:
+        raise LogError(f"no {what} on the console")
+    start = console.index(begin) + 1
+    if end not in console[start:]:
+        raise LogError(f"the {what} on the console end before their end marker")
+    body = console[start:console.index(end, start)]
+    bad = next((line for line in body if not BASE64_LINE.match(line)), None)
+    if bad is not None:
+        # a kernel message written into the middle of the dump, say
+        raise LogError(f"the {what} on the console are garbled: {bad[:60]!r}")
+    try:
+        return base64.b64decode("".join(body), validate=True)
+    except (binascii.Error, ValueError) as e:
+        raise LogError(f"the {what} on the console are not base64: {e}")
 
 
 def judge(records, definition):

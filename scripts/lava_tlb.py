@@ -27,8 +27,6 @@ that failed, results that do not unpack, mixed kernels or events, RESULTS
 not empty.
 """
 import argparse
-import base64
-import binascii
 import io
 import json
 import os
@@ -44,7 +42,6 @@ import lava_results  # noqa: E402
 
 BEGIN = "=== CMADEBUG TLB RESULTS BEGIN ==="
 END = "=== CMADEBUG TLB RESULTS END ==="
-BASE64_LINE = re.compile(r"^[A-Za-z0-9+/]+={0,2}$")
 BOOT_DIR = re.compile(r"^([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+)/boot-1$")
 
 
@@ -67,21 +64,13 @@ def plan(variants, boots, seed):
 
 def console_results(records):
     """The guest's results tar (bytes) from a job log's console lines."""
-    console = [str(msg).rstrip("\r") for level, msg in records if level == "target"]
+    console = lava_results.console_lines(records)
     if BEGIN not in console:
         raise CollectError("no TLB results on the console (not a TLB suite's job?)")
-    start = console.index(BEGIN) + 1
-    if END not in console[start:]:
-        raise CollectError("the TLB results on the console end before their end marker")
-    body = console[start:console.index(END, start)]
-    bad = next((line for line in body if not BASE64_LINE.match(line)), None)
-    if bad is not None:
-        # a kernel message written into the middle of the dump, say
-        raise CollectError(f"the TLB results on the console are garbled: {bad[:60]!r}")
     try:
-        return base64.b64decode("".join(body), validate=True)
-    except (binascii.Error, ValueError) as e:
-        raise CollectError(f"the TLB results on the console are not base64: {e}")
+        return lava_results.console_section(console, "TLB results", BEGIN, END)
+    except lava_results.LogError as e:
+        raise CollectError(str(e))
 
 
 def unpack(data, dest):

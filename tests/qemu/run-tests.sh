@@ -9,6 +9,7 @@
 . /tests/cma-inactive.sh
 . /tests/linear-map.sh
 . /tests/tlb.sh
+. /tests/perf-record.sh
 . /tests/stress.sh
 . /tests/stock.sh
 
@@ -125,7 +126,7 @@ done
 
 case $suite:$LM_ARCH in
 main:arm) lm_board_tests="$LM_ARM_MAIN_TESTS $TLB_TESTS" ;;
-main:arm64) lm_board_tests=$LM_ARM64_MAIN_TESTS ;;
+main:arm64) lm_board_tests="$LM_ARM64_MAIN_TESTS $PERF_RECORD_TESTS" ;;
 forced-split:arm) lm_board_tests="$LM_ARM_FORCED_SPLIT_TESTS $TLB_TESTS" ;;
 esac
 
@@ -165,3 +166,4 @@ tlb-icount | tlb-icount-split) run_ktap $TLB_TESTS test_tlb_paired_within_boot ;
 *) echo "cmadebug-guest: unknown cmadebug.suite=$suite" ;;
 esac
 tlb_export
+perf_export

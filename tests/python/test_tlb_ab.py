@@ -86,9 +86,12 @@ def test_check_missing_variant_is_environment_error(tmp_path):
 
 
 FAKE_PERF = """#!/bin/sh
-# stand-in for 'perf stat -x, -o FILE -e {EVENTS} -- CMD': percentages from
-# FAKE_PERCENT; FAKE_PERF_FAIL=1: perf refuses the events, as a real one
-# does a name the PMU does not list
+# stand-in for 'perf stat -x, -o FILE -e {EVENTS} -- CMD' on a captured
+# tree (an x86 host cannot count an Arm PMU): the lines and the refusal are
+# shaped as Debian's perf 6.1 writes them in the arm64 guest, where the real
+# one runs (tests/qemu/tlb.sh test_tlb_runner_real_perf prints its CSV,
+# perf-record.sh its "event syntax error" for dtlb_walk).  Percentages from
+# FAKE_PERCENT; FAKE_PERF_FAIL=1: perf refuses the events.
 out="" ev=""
 while [ $# -gt 0 ]; do
 	case $1 in -o) out=$2; shift ;; -e) ev=$2; shift ;; --) break ;; esac

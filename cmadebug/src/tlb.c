@@ -317,6 +317,25 @@ static int split_list(const char *list, char names[][PMU_EVENT_NAME_MAX],
 	}
 }
 
+/*
+ * perf's generic instructions or cycles named with a PMU: that PMU's own
+ * name for it (inst_retired, cpu_cycles), which is counted on that PMU's
+ * CPUs and which perf accepts as PMU/NAME/k (perf 6.1 refuses
+ * armv8_cortex_a72/instructions/k: no such term).  NULL for other names.
+ */
+static const struct pmu_event *generic_alias(const struct pmu *pmu, const char *name)
+{
+	struct tlb_event ev;
+
+	if (tlb_event_lookup(name, &ev))
+		return NULL;
+	if (ev.kind == TLB_KIND_INSTRUCTIONS)
+		return first_alias(pmu, instructions_aliases, ARRAY_SIZE(instructions_aliases));
+	if (ev.kind == TLB_KIND_CYCLES)
+		return first_alias(pmu, cycles_aliases, ARRAY_SIZE(cycles_aliases));
+	return NULL;
+}
+
 int tlb_select_list(const char *list, const struct pmu *pmu,
 		    struct tlb_selection *sel, char *err, size_t err_size)
 {
@@ -333,6 +352,8 @@ int tlb_select_list(const char *list, const struct pmu *pmu,
 		const struct pmu_event *a = pmu ? pmu_event_find(pmu, names[i]) : NULL;
 		struct tlb_event ev;
 
+		if (!a && pmu)
+			a = generic_alias(pmu, names[i]);
 		if (a && !a->usable) {
 			snprintf(err, err_size, "tlb: %s's event '%s' has more terms than event=N, which cmadebug does not place",
 				 pmu->name, a->name);
@@ -349,6 +370,10 @@ int tlb_select_list(const char *list, const struct pmu *pmu,
 					 names[i]);
 			return EXIT_ENV;
 		}
+		for (unsigned int j = 0; j < sel->nr_events; j++)
+			if (sel->events[j].type == ev.type && sel->events[j].config == ev.config)
+				return usage_err(err, err_size, "tlb: '%s' and '%s' are one event here (%s)",
+						 names[j], names[i], ev.name);
 		if (ev.kind == TLB_KIND_INSTRUCTIONS && sel->instructions < 0)
 			sel->instructions = (int)sel->nr_events;
 		if (ev.kind == TLB_KIND_CYCLES && sel->cycles < 0)
@@ -663,7 +688,10 @@ struct tlb_judged tlb_judge(const struct tlb_event *ev,
 void tlb_event_display(const struct tlb_event *ev, const char *pmu,
 		       char *buf, size_t size)
 {
-	if (pmu)
+	/* PMU/NAME/k names one of the PMU's events/ files or a raw rNNNN;
+	 * perf's generic names (instructions, dTLB-load-misses) are no term
+	 * of a PMU: perf 6.1 refuses software/instructions/k */
+	if (pmu && (ev->pmu_alias || ev->type == PERF_TYPE_RAW))
 		snprintf(buf, size, "%s/%s/k", pmu, ev->name);
 	else
 		snprintf(buf, size, "%s:k", ev->name);

@@ -180,7 +180,7 @@ bool tlb_walker_key(const struct tlb_event *ev, char *buf, size_t size);
 struct tlb_judged tlb_judge(const struct tlb_event *ev,
 			    const struct tlb_reading *rd, uint64_t walk_pages);
 
-/* "dtlb_walk:k", or "PMU/dtlb_walk/k" when counted on the PMU named PMU. */
+/* "PMU/dtlb_walk/k" for an event of PMU's events/ list or a raw rNNNN, else "instructions:k". */
 void tlb_event_display(const struct tlb_event *ev, const char *pmu,
 		       char *buf, size_t size);
 

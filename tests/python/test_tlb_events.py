@@ -140,6 +140,21 @@ def test_explicit_events(cmadebug_bin):
     assert doc["walk_metric"] == "L1 refills" and doc["walk_events"] == ["armv8_cortex_a53/l1d_tlb_refill/k"]
 
 
+def test_generic_names_with_a_pmu_are_its_own_events(cmadebug_bin):
+    """perf's instructions and cycles, asked of a PMU, are its inst_retired
+    and cpu_cycles: perf 6.1 refuses armv8_cortex_a72/instructions/k (no
+    such term), and the generic event would count on any cluster."""
+    doc = choice(cmadebug_bin, "big-little-a53-a72", "--pmu", "armv8_cortex_a72",
+                 "--events", "instructions,cycles,l1d_tlb_refill")
+    assert doc["events"] == ["armv8_cortex_a72/inst_retired/k", "armv8_cortex_a72/cpu_cycles/k",
+                             "armv8_cortex_a72/l1d_tlb_refill/k"]
+    assert doc["instructions_event"] == "armv8_cortex_a72/inst_retired/k"
+    res = tlb_events(cmadebug_bin, PMU_TREES / "cortex-a53" / "root", "--events", "instructions,inst_retired",
+                     json_out=False)
+    assert res.returncode == 1 and res.stdout == ""
+    assert res.stderr == "cmadebug: tlb: 'instructions' and 'inst_retired' are one event here (inst_retired)\n"
+
+
 @pytest.mark.parametrize("board, events, message", [
     ("cortex-a53", "inst_retired,dtlb_walk",
      "cmadebug: tlb: armv8_cortex_a53 does not list 'dtlb_walk' (the core does not count it; "

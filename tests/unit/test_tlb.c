@@ -222,8 +222,15 @@ static void test_select(struct results *r)
 		 sel.instructions == 0 && sel.events[2].type == PERF_TYPE_RAW && sel.events[2].config == 0x2e,
 	      "aliases and rNNNN: %s", err);
 	CHECK(r, tlb_select_list("instructions,cycles", &p, &sel, err, sizeof(err)) == -1 &&
-		 sel.events[0].type == PERF_TYPE_HARDWARE && sel.instructions == 0 && sel.cycles == 1 &&
-		 sel.metric == TLB_METRIC_NONE, "perf's generic names");
+		 sel.events[0].pmu_alias && !strcmp(sel.events[0].name, "inst_retired") &&
+		 sel.events[1].pmu_alias && !strcmp(sel.events[1].name, "cpu_cycles") &&
+		 sel.instructions == 0 && sel.cycles == 1 && sel.metric == TLB_METRIC_NONE,
+	      "perf's generic names with a PMU are its own events: %s", err);
+	CHECK(r, tlb_select_list("instructions,cycles", NULL, &sel, err, sizeof(err)) == -1 &&
+		 sel.events[0].type == PERF_TYPE_HARDWARE && sel.instructions == 0 && sel.cycles == 1,
+	      "perf's generic names without a PMU: %s", err);
+	CHECK(r, tlb_select_list("cycles,cpu_cycles", &p, &sel, err, sizeof(err)) == EXIT_USAGE &&
+		 strstr(err, "'cycles' and 'cpu_cycles' are one event"), "one event named twice: %s", err);
 	CHECK(r, tlb_select_list("inst_retired,dtlb_walk", &p, &sel, err, sizeof(err)) == EXIT_ENV &&
 		 strstr(err, "armv8_test does not list 'dtlb_walk'") && !strchr(err, '\n'),
 	      "a name the PMU does not list: %s", err);

@@ -96,7 +96,8 @@ variant-test:
 # initramfs, suite stock (tests/qemu/stock.sh): what a kernel without the
 # series reports, and what cmadebug makes of it.  No kernel of ours is built.
 DISTRO_BOARDS ?= arm64:arm64 arm:armmp arm:armmp-lpae
-distro-test:
+# (the initramfs is built with the kernel tree's gen_init_cpio)
+distro-test: kernel-tree
 	@rc=0; for b in $(DISTRO_BOARDS); do \
 		kdir=$$(scripts/distro-kernel.sh $${b%%:*} $${b#*:}) && \
 		KERNEL_DIR=$$kdir BOARD_FLAVOUR=$${b%%:*}-debian-$${b#*:} \
@@ -212,6 +213,9 @@ check-fast: unit unit-asan plugin-test pytest fuzz-regress
 timed = s=$$(date +%s); $(MAKE) -s $(1) && echo "== make $(1): $$(($$(date +%s) - s)) s"
 
 check: deps-if-missing
+	@# the kernel tree first: distro-test's initramfs needs it, and pytest
+	@# would skip the tests that read it (or read it half unpacked)
+	@$(call timed,kernel-tree)
 	@# single-threaded steps side by side on two cores, each lane's output
 	@# whole.  The debug kernel's main suite runs in variant-test (the UEFI
 	@# board boots that kernel), and stress runs on it: not debug-test again.

@@ -382,6 +382,26 @@ walker_json() {
 # with cmadebug tlb walk, which then counts exactly the walk's loop on any
 # core; else perf stat around 'echo > walk' (it counts the shell's start
 # and exit too), or cmadebug's perf_event_open around the write.
+# cmadebug_run REPORT ARGS...: 'cmadebug ARGS' with its report in REPORT
+# and its messages on stderr; 3 when it rejected a run (a counter held by
+# another user: its one line says "run N rejected"), other failures die.
+cmadebug_run() {
+	report=$1
+	shift
+	errs=${TMPDIR:-/tmp}/tlb-ab.$$.err
+	if "$CMADEBUG" "$@" >"$report" 2>"$errs"; then
+		c=0
+	else
+		c=$?
+	fi
+	cat "$errs" >&2
+	grep -q '^cmadebug: run [0-9]* rejected: ' "$errs" && rejected=1 || rejected=0
+	rm -f "$errs"
+	[ $c = 0 ] && return 0
+	[ $c = 2 ] && [ $rejected = 1 ] && return 3
+	die $c "cmadebug $1 failed (see its message above)"
+}
+
 measure_walk() { # BOOTDIR VARIANT
 	rc=0
 	for pages in $SWEEP; do
@@ -397,13 +417,9 @@ measure_walk() { # BOOTDIR VARIANT
 				fi
 			done
 		else
-			"$CMADEBUG" tlb walk --start "$START" --pages "$pages" --accesses "$ACCESSES" \
-				--seed "$SEED" --runs "$RUNS" --events "$NAMES" ${SEL_PMU:+--pmu "$SEL_PMU"} \
-				--cpu "$SEL_CPU" --results "$OUT/walk" --variant "$2" >"$1/cmadebug-$pages.txt" || {
-				c=$?
-				[ $c = 2 ] && grep -q 'rejected' "$1/cmadebug-$pages.txt" 2>/dev/null && rc=3 && continue
-				die $c "cmadebug tlb walk failed (see its message above)"
-			}
+			cmadebug_run "$1/cmadebug-$pages.txt" tlb walk --start "$START" --pages "$pages" \
+				--accesses "$ACCESSES" --seed "$SEED" --runs "$RUNS" --events "$NAMES" \
+				${SEL_PMU:+--pmu "$SEL_PMU"} --cpu "$SEL_CPU" --results "$OUT/walk" --variant "$2" || rc=3
 		fi
 	done
 	return $rc
@@ -418,9 +434,8 @@ measure_cmd() { # BOOTDIR VARIANT WORKLOAD CMD
 			perf_run "$1" "$4" || rc=3
 		done
 	else
-		"$CMADEBUG" tlb --runs "$RUNS" --events "$NAMES" ${SEL_PMU:+--pmu "$SEL_PMU"} --cpu "$SEL_CPU" \
-			--results "$OUT/$3" --variant "$2" -- sh -c "$4" >"$1/cmadebug.txt" ||
-			die $? "cmadebug tlb failed on $3"
+		cmadebug_run "$1/cmadebug.txt" tlb --runs "$RUNS" --events "$NAMES" ${SEL_PMU:+--pmu "$SEL_PMU"} \
+			--cpu "$SEL_CPU" --results "$OUT/$3" --variant "$2" -- sh -c "$4" || rc=3
 	fi
 	return $rc
 }

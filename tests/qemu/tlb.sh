@@ -190,6 +190,35 @@ test_tlb_runner_real_perf() {
 	done
 }
 
+# Another system-wide perf holding every general counter (a second user,
+# the NMI watchdog): the run's group gets no counter, or one part of the
+# time; real perf stat says so in its CSV, and tlb-ab.sh rejects the run
+# (exit 3) instead of scaling it.  The hog is a flexible group of six raw
+# events, none 0x11 (that one takes the cycle counter): QEMU's a57 has six.
+test_tlb_runner_rejects_runs_perf_could_not_count() {
+	out=/tmp/tlb-mux
+	rm -rf $out
+	perf stat -a -x, -e '{r10,r12,r13,r14,r15,r16}' -o /tmp/tlb-mux-hog.csv -- sleep 120 2>/tmp/tlb-mux-hog.err &
+	hog=$!
+	sleep 1
+	tlb-ab.sh run $TLB_VARIANT -o $out --start $WALK_START --pages 64 --accesses 2000 --runs 1 \
+		--expect $TLB_MAPPING --workload tmpfs-read --tmpfs-mib 4 2>/tmp/tlb-mux.err
+	rc=$?
+	kill -INT $hog
+	wait $hog
+	sed 's/^/# /' /tmp/tlb-mux.err
+	sed -n 's/^\([0-9]\)/# hog: \1/p' /tmp/tlb-mux-hog.csv
+	t_eq "hog's events counted (it held the counters)" 6 "$(grep -c '^[0-9][0-9]*,,r1[0-6],' /tmp/tlb-mux-hog.csv)" || return 1
+	t_eq "tlb-ab.sh exit with every counter held" 3 $rc || return 1
+	grep -q "rejected, multiplexed: .*inst_retired/k \(was not counted\|had a counter\)" /tmp/tlb-mux.err ||
+		t_fail "no multiplexed rejection of tmpfs-read's run" || return 1
+	r=$out/tmpfs-read/$TLB_VARIANT/boot-1/run-1.rejected.csv
+	[ -f $r ] || t_fail "no $r" || return 1
+	sed "s|^|# run-1.rejected.csv: |" $r
+	! ls $out/tmpfs-read/$TLB_VARIANT/boot-1/run-*.csv 2>/dev/null | grep -v rejected ||
+		t_fail "a run perf could not count was kept"
+}
+
 # ---- the walker's own counters (kernel-patches/0017) ----------------------
 # The walk brackets its loop with kernel perf counters and reports them
 # (linear_map_debugfs.rst): what QEMU's PMUs honestly give.  arm: no PMU,
@@ -295,6 +324,7 @@ TLB_TESTS="$TLB_TESTS
 if [ $LM_ARCH = arm64 ]; then
 	TLB_TESTS="$TLB_TESTS
 	test_tlb_runner_real_perf
+	test_tlb_runner_rejects_runs_perf_could_not_count
 	test_tlb_walk_instructions_repeat
 	test_tlb_walk_more_events_than_counters"
 fi

@@ -216,6 +216,9 @@ check: deps-if-missing
 	@# the kernel tree first: distro-test's initramfs needs it, and pytest
 	@# would skip the tests that read it (or read it half unpacked)
 	@$(call timed,kernel-tree)
+	@# LAVA's packages now, not beside compare's package check (dpkg
+	@# half-way through an install shows perl as not installed)
+	@scripts/lava-check.sh install
 	@# single-threaded steps side by side on two cores, each lane's output
 	@# whole.  The debug kernel's main suite runs in variant-test (the UEFI
 	@# board boots that kernel), and stress runs on it: not debug-test again.

@@ -378,10 +378,6 @@ walker_json() {
 	}' >"$1"
 }
 
-# The walk: where the walker counts itself (kernel-patches/0017), always
-# with cmadebug tlb walk, which then counts exactly the walk's loop on any
-# core; else perf stat around 'echo > walk' (it counts the shell's start
-# and exit too), or cmadebug's perf_event_open around the write.
 # cmadebug_run REPORT ARGS...: 'cmadebug ARGS' with its report in REPORT
 # and its messages on stderr; 3 when it rejected a run (a counter held by
 # another user: its one line says "run N rejected"), other failures die.
@@ -399,9 +395,13 @@ cmadebug_run() {
 	rm -f "$errs"
 	[ $c = 0 ] && return 0
 	[ $c = 2 ] && [ $rejected = 1 ] && return 3
-	die $c "cmadebug $1 failed (see its message above)"
+	die $c "cmadebug $* failed (see its message above)"
 }
 
+# The walk: where the walker counts itself (kernel-patches/0017), always
+# with cmadebug tlb walk, which then counts exactly the walk's loop on any
+# core; else perf stat around 'echo > walk' (it counts the shell's start
+# and exit too), or cmadebug's perf_event_open around the write.
 measure_walk() { # BOOTDIR VARIANT
 	rc=0
 	for pages in $SWEEP; do

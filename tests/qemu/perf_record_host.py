@@ -40,7 +40,7 @@ def console_of(path):
     try:
         return lava_results.console_lines(lava_results.read_log(lines))
     except lava_results.LogError:
-        return [line.rstrip("\r\n").rstrip("\r") for line in lines]
+        return [line.rstrip("\r\n") for line in lines]
 
 
 def unpack(data, dest):
@@ -52,7 +52,7 @@ def unpack(data, dest):
 
 
 def perf_script(perf, data, summary_path):
-    """Runs the handler over DATA; its JSON summary (a dict)."""
+    """Runs the handler over DATA: (its JSON summary, its text report)."""
     env = dict(os.environ, CMADEBUG_EVENTS_JSON=summary_path, CMADEBUG_EVENTS_QUIET="1")
     res = subprocess.run([perf, "script", "-i", data, "-s", SCRIPT], env=env,
                          capture_output=True, text=True, timeout=120)

@@ -21,7 +21,7 @@
 #                              must come out failed
 #
 # Environment: LAVA_SUITES (default the board's suites, lib.sh
-# board_suites), LAVA_TLB_BOARDS ("ARCH:BOOTS ...", default "arm:1 arm64:2";
+# board_suites), LAVA_TLB_BOARDS ("ARCH:BOOTS ...", default "arm:1 arm64:1";
 # empty: the TLB suites run once each like the others).  Jobs, logs and
 # results in build/lava/ARCH-SUITE/ and build/lava-tlb/ARCH/.
 set -euo pipefail
@@ -46,7 +46,7 @@ run_job() {
 cmd_board() {
 	local arch=$1 tlb_boots="" tlb_suites=" " entry suite rc=0
 	check_arch "$arch"
-	for entry in ${LAVA_TLB_BOARDS-arm:1 arm64:2}; do
+	for entry in ${LAVA_TLB_BOARDS-arm:1 arm64:1}; do
 		[ "${entry%%:*}" = "$arch" ] && tlb_boots=${entry#*:}
 	done
 	[ -z "$tlb_boots" ] || tlb_suites=" $(tlb_ab_suites "$arch" | sed 's/[^ ]*://g') "

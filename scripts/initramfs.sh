@@ -18,20 +18,29 @@ busybox=$sysroot/root/bin/busybox
 [ -f "$KERNEL_SRC/usr/gen_init_cpio.c" ] || die "no kernel tree: run 'make kernel-tree'"
 mkdir -p "$out"
 
-# cmadebug, static, against the guest-arch libtracefs/libtraceevent.
-make -s -C "$TOP/cmadebug" O="$out/cmadebug" CROSS_COMPILE="$(cross_compile "$arch")" \
-	STATIC=1 SYSROOT="$sysroot/root" >"$out/cmadebug-build.log" 2>&1 || {
-	grep -m 5 -E 'error' "$out/cmadebug-build.log" >&2 || true
-	die "cross-building cmadebug for $arch failed (log: $out/cmadebug-build.log)"
-}
-
-# The guest sides of bench/cma-alloc.sh, bench/linear-map.sh,
-# bench/debug-pagealloc.sh, make compare.
-for b in cma_alloc_bench read_bench page_churn dma_alloc_load; do
-	"$(cross_compile "$arch")gcc" -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -static \
-		-o "$out/${b//_/-}" "$TOP/bench/$b.c" ||
-		die "cross-building bench/$b.c for $arch failed"
-done
+# cmadebug, static, against the guest-arch libtracefs/libtraceevent, and
+# the guest sides of bench/cma-alloc.sh, bench/linear-map.sh,
+# bench/debug-pagealloc.sh, make compare: built once per arch in
+# $BUILD/guest-ARCH for every board of that arch (a dozen boards boot in
+# make check; building them each time cost three core-minutes), under a
+# lock, as boards of one arch start side by side.
+guest=$BUILD/guest-$arch
+mkdir -p "$guest"
+(
+	flock 9
+	make -s -C "$TOP/cmadebug" O="$guest/cmadebug" CROSS_COMPILE="$(cross_compile "$arch")" \
+		STATIC=1 SYSROOT="$sysroot/root" >"$guest/cmadebug-build.log" 2>&1 || {
+		grep -m 5 -E 'error' "$guest/cmadebug-build.log" >&2 || true
+		die "cross-building cmadebug for $arch failed (log: $guest/cmadebug-build.log)"
+	}
+	for b in cma_alloc_bench read_bench page_churn dma_alloc_load; do
+		[ "$guest/${b//_/-}" -nt "$TOP/bench/$b.c" ] && continue
+		"$(cross_compile "$arch")gcc" -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -static \
+			-o "$guest/${b//_/-}.tmp" "$TOP/bench/$b.c" ||
+			die "cross-building bench/$b.c for $arch failed"
+		mv "$guest/${b//_/-}.tmp" "$guest/${b//_/-}"
+	done
+) 9>"$guest/.lock" || exit 1
 
 # perf_entries PERF_ROOT: gen_init_cpio lines for Debian's perf (its
 # binary is /usr/bin/perf) and the closure of its DT_NEEDED libraries from
@@ -75,7 +84,8 @@ fi
 gen=$BUILD/host/gen_init_cpio
 if [ ! -x "$gen" ] || [ "$KERNEL_SRC/usr/gen_init_cpio.c" -nt "$gen" ]; then
 	mkdir -p "$(dirname "$gen")"
-	cc -O2 -o "$gen.tmp" "$KERNEL_SRC/usr/gen_init_cpio.c" && mv "$gen.tmp" "$gen"
+	# a file of its own: boards start side by side
+	cc -O2 -o "$gen.$$" "$KERNEL_SRC/usr/gen_init_cpio.c" && mv "$gen.$$" "$gen"
 fi
 
 list=$out/initramfs.list
@@ -86,11 +96,11 @@ list=$out/initramfs.list
 	echo "nod /dev/console 0600 0 0 c 5 1"
 	echo "file /bin/busybox $busybox 0755 0 0"
 	echo "file /init $TOP/tests/qemu/init 0755 0 0"
-	echo "file /usr/bin/cmadebug $out/cmadebug/cmadebug 0755 0 0"
-	echo "file /usr/bin/cma-alloc-bench $out/cma-alloc-bench 0755 0 0"
-	echo "file /usr/bin/read-bench $out/read-bench 0755 0 0"
-	echo "file /usr/bin/page-churn $out/page-churn 0755 0 0"
-	echo "file /usr/bin/dma-alloc-load $out/dma-alloc-load 0755 0 0"
+	echo "file /usr/bin/cmadebug $guest/cmadebug/cmadebug 0755 0 0"
+	echo "file /usr/bin/cma-alloc-bench $guest/cma-alloc-bench 0755 0 0"
+	echo "file /usr/bin/read-bench $guest/read-bench 0755 0 0"
+	echo "file /usr/bin/page-churn $guest/page-churn 0755 0 0"
+	echo "file /usr/bin/dma-alloc-load $guest/dma-alloc-load 0755 0 0"
 	echo "file /usr/bin/tlb-ab.sh $TOP/perf-scripts/tlb-ab.sh 0755 0 0"
 	for f in "$TOP"/tests/qemu/*.sh; do
 		echo "file /tests/$(basename "$f") $f 0644 0 0"

@@ -26,6 +26,7 @@ HOST_PACKAGES=(
 	linux-perf # perf script -s perf-scripts/cmadebug-events.py over the guests' perf.data
 	clang libclang-rt-14-dev
 	lld llvm # make build-matrix: the LLVM=1 (clang) variant
+	sparse # make kernel-lint (C=2)
 	chromium # headless, for tests/python/test_report_browser.py
 )
 GUEST_PACKAGES=(busybox-static libtracefs-dev libtraceevent-dev)

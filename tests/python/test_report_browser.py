@@ -105,23 +105,34 @@ def in_browser(tmp_path, page_html, width=1400):
     return json.loads(html.unescape(m.group(1))), console
 
 
-@pytest.mark.parametrize("width", [1400, 760, 400])
-def test_report_in_headless_chromium(fixture_snapshots, tmp_path, width):
-    """The snapshot report on a desktop, a narrow window and a phone: every
-    kind of figure (two systems and the unpatched kernel, the linear map, a
+@pytest.fixture(scope="module")
+def snapshot_report(fixture_snapshots, tmp_path_factory):
+    """The report every width looks at, made once (matplotlib draws a dozen
+    figures): two systems and the unpatched kernel, the linear map, a
     synthetic TLB A/B with a not-supported event and the arm kernel's
-    recorded one), nothing wider than the window."""
+    recorded one."""
     from test_abstats import NS, make_results, run_of
-    from test_report import TLB_ARM, png_size
+    from test_report import TLB_ARM
 
-    lm = fixture_snapshots["qemu-arm"]
+    d = tmp_path_factory.mktemp("browser-report")
     runs = {v: [[run_of(1000, k + i, [("l2d_tlb_refill:k", NS, "", 100.0)]) for i in range(3)]] * 2
             for v, k in (("split", 10), ("nosplit", 20))}
-    results = make_results(tmp_path / "res", runs)
-    out = tmp_path / "report.html"
-    res = report(lm, fixture_snapshots["qemu-arm64"], fixture_snapshots["qemu-arm64-unpatched"],
+    results = make_results(d / "res", runs)
+    out = d / "report.html"
+    res = report(fixture_snapshots["qemu-arm"], fixture_snapshots["qemu-arm64"],
+                 fixture_snapshots["qemu-arm64-unpatched"],
                  "--tlb", results, "--tlb", TLB_ARM, "-o", out, "-q")
     assert res.returncode == 0, res.stderr
+    return out
+
+
+@pytest.mark.parametrize("width", [1400, 760, 400])
+def test_report_in_headless_chromium(snapshot_report, tmp_path, width):
+    """The snapshot report on a desktop, a narrow window and a phone: every
+    kind of figure, nothing wider than the window."""
+    from test_report import png_size
+
+    out = snapshot_report
     page_html = out.read_text()
     parsed = Page(page_html)
 

@@ -58,12 +58,13 @@ qemu-test:
 	for p in $$pids; do wait $$p || rc=1; done; \
 	for a in $(BOARDS); do cat build/qemu-test-$$a.log; done; exit $$rc
 
-# The debug board: the arm64 kernel built with kernel-patches/configs/
+# The debug boards: each arch's kernel built with kernel-patches/configs/
 # debug.config (lockdep with raw-lock nesting, DEBUG_VM, KFENCE sampling every
-# millisecond ...) and arm64-debug.config (PREEMPT_RT, the EFI stub), main
-# suite; the console checker fails on any report.
+# millisecond ...) and ARCH-debug.config (arm64: PREEMPT_RT, the EFI stub;
+# arm: generic KASAN), main suite; the console checker fails on any report.
+# make check boots both as variant boards (arm:debug, arm64:uefi).
 # It found the spinlock the attribute-change path took under KFENCE's raw lock.
-DEBUG_BOARDS ?= arm64
+DEBUG_BOARDS ?= arm arm64
 debug-test:
 	@rc=0; for a in $(DEBUG_BOARDS); do \
 		KCONFIG_DEBUG=1 scripts/qemu-run.sh $$a test main || rc=1; \
@@ -75,9 +76,10 @@ debug-test:
 # look at the linear map's shape; arm64 with KASAN_SW_TAGS and
 # debug_pagealloc=on, with the main suite; the debug kernel (PREEMPT_RT,
 # lockdep, KFENCE, the EFI stub) booted by edk2 with firmware carve-outs,
-# main and rodata-full (lib.sh variant_suites; VARIANT_SUITES= picks);
+# main and rodata-full; the arm debug kernel (lockdep, KFENCE, generic
+# KASAN), main (lib.sh variant_suites; VARIANT_SUITES= picks);
 # built one at a time, booted side by side like qemu-test.
-VARIANT_BOARDS ?= arm:lpae arm64:64k arm64:kasan arm64:uefi
+VARIANT_BOARDS ?= arm:lpae arm64:64k arm64:kasan arm64:uefi arm:debug
 variant-test: variant-kernels
 	@rc=0; pids=""; mkdir -p build; for b in $(VARIANT_BOARDS); do \
 		( r=0; for s in $${VARIANT_SUITES:-$$(bash -c ". scripts/lib.sh && variant_suites $${b%%:*} $${b#*:}")}; do \

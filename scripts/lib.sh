@@ -109,18 +109,20 @@ distro_image_package() {
 
 # The kernel a board variant boots: its own (<arch>-VARIANT.config), or
 # for the UEFI board the debug kernel, which has the EFI stub and KFENCE
-# (configs/arm64-debug.config).  kernel_variant ARCH: the variant whose
-# fragment is built; kernel_debug ARCH: 1 for the debug kernel.
+# (configs/arm64-debug.config), and for arm's debug board the arm debug
+# kernel (configs/arm-debug.config: generic KASAN).  kernel_variant ARCH:
+# the variant whose fragment is built; kernel_debug ARCH: 1 for the debug
+# kernel.
 kernel_variant() {
 	case $1:${KERNEL_VARIANT:-} in
-	arm64:uefi) echo "" ;;
+	arm64:uefi | arm:debug) echo "" ;;
 	*) echo "${KERNEL_VARIANT:-}" ;;
 	esac
 }
 
 kernel_debug() {
 	case $1:${KERNEL_VARIANT:-} in
-	arm64:uefi) echo 1 ;;
+	arm64:uefi | arm:debug) echo 1 ;;
 	*) echo "${KCONFIG_DEBUG:-0}" ;;
 	esac
 }
@@ -288,6 +290,7 @@ variant_suites() {
 	arm64:64k) echo rodata-full forced-split ;;
 	# the locking and memory checkers: the whole main suite
 	arm64:kasan) echo main ;;
+	arm:debug) echo main ;;
 	# the firmware's memory map: more memblock regions than split records
 	arm64:uefi) echo main rodata-full ;;
 	*) die "no kernel variant '$2' for $1" ;;

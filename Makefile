@@ -312,7 +312,8 @@ build-matrix:
 
 # The C files the series touches, W=1 and sparse, base against tip (arm and
 # arm64 with the board configs; ARCHES= picks): no new warning.
-kernel-lint: kernel
+kernel-lint:
+	@$(MAKE) -s kernel >/dev/null
 	@scripts/kernel-lint.sh $(BOARDS)
 
 install: cmadebug

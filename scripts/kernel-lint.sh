@@ -7,7 +7,8 @@
 #
 # Which files: those base..cmadebug adds or changes that the board kernel
 # builds (their object exists in the board's object tree, so build the
-# kernel first: make kernel).  The configuration is the board's.  Both
+# kernel first: make kernel), and page_owner.c and (arm64) memory_hotplug.c,
+# for which the board's configuration gains PAGE_OWNER and MEMORY_HOTPLUG.  Both
 # trees are built in a git worktree of the cache tree, out of tree in
 # $CMADEBUG_CACHE/lint/ARCH; logs in $CMADEBUG_CACHE/lint/ARCH-{base,tip}.log.
 # A warning is compared without its line and column (the series moves
@@ -27,21 +28,41 @@ if [ ! -d "$tree" ]; then
 fi
 tip=$(git -C "$KERNEL_SRC" rev-parse cmadebug)
 
+# lint_extras ARCH: OPTION=y:OBJECT pairs, options the board configs lack
+# whose files the series touches (build-matrix.sh's "on" adds them too)
+lint_extras() {
+	echo "CONFIG_PAGE_OWNER=y:mm/page_owner.o"
+	[ "$1" = arm64 ] && echo "CONFIG_MEMORY_HOTPLUG=y:mm/memory_hotplug.o" "CONFIG_MEMORY_HOTREMOVE=y:"
+	return 0
+}
+
 # touched_objects ARCH: the objects of the changed C files that ARCH's board
-# kernel builds
+# kernel builds, and those of lint_extras
 touched_objects() {
-	local arch=$1 obj f
+	local arch=$1 obj f extra
 	obj=$CMADEBUG_CACHE/obj/$(kernel_flavour "$arch")
 	[ -f "$obj/.config" ] || die "no $arch kernel built in $obj: run 'make kernel' first"
 	git -C "$KERNEL_SRC" diff --name-only --diff-filter=AM base "$tip" -- '*.c' | while read -r f; do
 		[ -f "$obj/${f%.c}.o" ] && echo "${f%.c}.o"
+	done
+	for extra in $(lint_extras "$arch"); do
+		[ -z "${extra#*:}" ] || echo "${extra#*:}"
 	done
 	return 0
 }
 
 # warnings LOG: "file: text" for each compiler or sparse warning/error
 warnings() {
-	sed -n -E 's/^([^ :]+):[0-9]+(:[0-9]+)?: (warning|error): (.*)$/\1: \3: \4/p' "$1" | sort
+	sed -n -E 's/^([^ :]+):[0-9]+(:[0-9]+)?: (warning|error): (.*)$/\1: \3: \4/p' "$1" |
+		sed "s|^$tree/||" | sort
+}
+
+# extras_stuck ARCH CONFIG: whether olddefconfig kept lint_extras' options
+extras_stuck() {
+	local extra
+	for extra in $(lint_extras "$1"); do
+		grep -qxF "${extra%%:*}" "$2" || { echo "${extra%%:*} did not stick"; return 1; }
+	done
 }
 
 # lint ARCH COMMIT LOG OBJECT...: compile the objects at COMMIT with W=1
@@ -57,10 +78,14 @@ lint() {
 		[ -f "$tree/${o%.o}.c" ] && objs+=("$o") && rm -f "$obj/$o"
 	done
 	cp "$CMADEBUG_CACHE/obj/$(kernel_flavour "$arch")/.config" "$obj/.config"
+	local extra
+	for extra in $(lint_extras "$arch"); do
+		echo "${extra%%:*}" >>"$obj/.config"
+	done
 	local kmake=(make -C "$tree" O="$obj" ARCH="$arch" CROSS_COMPILE="$(cross_compile "$arch")")
 	{
-		"${kmake[@]}" olddefconfig
-		[ ${#objs[@]} = 0 ] || "${kmake[@]}" -j"$(nproc)" W=1 C=2 "${objs[@]}"
+		"${kmake[@]}" olddefconfig && extras_stuck "$arch" "$obj/.config" &&
+			{ [ ${#objs[@]} = 0 ] || "${kmake[@]}" -j"$(nproc)" W=1 C=2 "${objs[@]}"; }
 	} >"$log" 2>&1 || {
 		tail -n 20 "$log" >&2
 		die "$arch: building at $(git -C "$KERNEL_SRC" log -1 --format=%h "$commit") failed (log: $log)"
@@ -81,7 +106,7 @@ for arch in "${arches[@]}"; do
 		echo "ok   $arch: W=1 and sparse add no warning in ${#objs[@]} objects: ${objs[*]}"
 	else
 		fail=$((fail + 1))
-		echo "FAIL $arch: the series adds $(echo "$new" | wc -l) warnings (logs: $ldir/$arch-{base,tip}.log):"
+		echo "FAIL $arch: the series adds $(echo "$new" | wc -l) warnings in ${#objs[@]} objects: ${objs[*]} (logs: $ldir/$arch-{base,tip}.log):"
 		echo "$new" | sed 's/^/  /'
 	fi
 done

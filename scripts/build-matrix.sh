@@ -25,14 +25,9 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-"$TOP/scripts/kernel-tree.sh" prepare
 mdir=$CMADEBUG_CACHE/matrix
 tree=$mdir/tree
-mkdir -p "$mdir"
-if [ ! -d "$tree" ]; then
-	git -C "$KERNEL_SRC" worktree prune
-	git -C "$KERNEL_SRC" worktree add -q --detach "$tree" base
-fi
+kernel_worktree "$tree"
 mapfile -t commits < <(git -C "$KERNEL_SRC" rev-list --reverse base..cmadebug)
 [ ${#commits[@]} -gt 0 ] || die "kernel-patches/series is empty: nothing to build"
 # MATRIX_FROM=N starts at patch N (1-based), for re-checking a changed tail.

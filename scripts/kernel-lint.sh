@@ -18,14 +18,9 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 require_cmd sparse sparse
-"$TOP/scripts/kernel-tree.sh" prepare
 ldir=$CMADEBUG_CACHE/lint
 tree=$ldir/tree
-mkdir -p "$ldir"
-if [ ! -d "$tree" ]; then
-	git -C "$KERNEL_SRC" worktree prune
-	git -C "$KERNEL_SRC" worktree add -q --detach "$tree" base
-fi
+kernel_worktree "$tree"
 tip=$(git -C "$KERNEL_SRC" rev-parse cmadebug)
 
 # lint_extras ARCH: OPTION=y:OBJECT pairs, options the board configs lack

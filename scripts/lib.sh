@@ -307,6 +307,18 @@ tlb_ab_suites() {
 	esac
 }
 
+# kernel_worktree DIR: the cache tree prepared (the series applied) and a
+# git worktree of it at DIR (made once, at base), for builds that check out
+# other commits than the cache tree's (build-matrix.sh, kernel-lint.sh)
+kernel_worktree() {
+	"$TOP/scripts/kernel-tree.sh" prepare
+	mkdir -p "$(dirname "$1")"
+	if [ ! -d "$1" ]; then
+		git -C "$KERNEL_SRC" worktree prune
+		git -C "$KERNEL_SRC" worktree add -q --detach "$1" base
+	fi
+}
+
 # ---- LAVA (make lava-check, make lava-tlb) ----------------------------------
 
 # lava_install: lava-run, and what its --validate checks a U-Boot worker

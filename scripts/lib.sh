@@ -216,6 +216,8 @@ board_suites() {
 suite_cmdline() {
 	case $1:$2 in
 	*:main) echo "" ;;
+	# main's kernel-facing cases (tests/qemu/run-tests.sh): the arm debug board
+	*:kernel) echo "" ;;
 	# a distribution kernel (make distro-test): the board as configured
 	*:stock) echo "" ;;
 	arm:lowmem-cma) echo "cma=32M@0x50000000" ;;
@@ -290,7 +292,9 @@ variant_suites() {
 	arm64:64k) echo rodata-full forced-split ;;
 	# the locking and memory checkers: the whole main suite
 	arm64:kasan) echo main ;;
-	arm:debug) echo main ;;
+	# generic KASAN, lockdep, KFENCE: slow under TCG, so main's kernel
+	# cases only (make debug-test boots main)
+	arm:debug) echo kernel ;;
 	# the firmware's memory map: more memblock regions than split records
 	arm64:uefi) echo main rodata-full ;;
 	*) die "no kernel variant '$2' for $1" ;;

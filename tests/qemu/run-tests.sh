@@ -150,6 +150,29 @@ main)
 		$LM_MAIN_TESTS \
 		$lm_board_tests
 	;;
+# The kernel's side of main, for the slow debug boards ("short and
+# targeted"): every debugfs file the series adds, both kinds of injection,
+# the test driver, the linear-map walks and alias_check under allocations;
+# not the cases of cmadebug itself, nor the TLB runner.
+kernel)
+	run_ktap \
+		test_kernel_untainted_at_boot \
+		test_cma_debugfs_present \
+		test_failure_files_are_root_only \
+		test_nospace_failure_is_recorded \
+		test_pinned_pages_fail_migration_at_their_pfn \
+		test_isolated_pageblock_fails_isolation_at_its_pfn \
+		test_bad_input_is_rejected \
+		test_failures_end_with_count_line \
+		$CMA_DEVICE_TESTS \
+		test_linear_map_files_and_modes \
+		test_layout_adds_up_to_boot_mapping \
+		test_layout_agrees_with_ptdump \
+		test_alias_injection_found_and_removed \
+		test_inject_rejects_bad_input \
+		test_alias_check_during_alloc_free \
+		test_walk_rejects_bad_input
+	;;
 lowmem-cma) run_ktap $LM_LOWMEM_CMA_TESTS ;;
 unsafe-sections) run_ktap $LM_UNSAFE_SECTIONS_TESTS ;;
 keep-sections-fail) run_ktap $LM_KEEP_SECTIONS_FAIL_TESTS ;;

@@ -76,8 +76,9 @@ debug-test:
 # look at the linear map's shape; arm64 with KASAN_SW_TAGS and
 # debug_pagealloc=on, with the main suite; the debug kernel (PREEMPT_RT,
 # lockdep, KFENCE, the EFI stub) booted by edk2 with firmware carve-outs,
-# main and rodata-full; the arm debug kernel (lockdep, KFENCE, generic
-# KASAN), main (lib.sh variant_suites; VARIANT_SUITES= picks);
+# suites kernel (main's kernel-facing cases) and rodata-full; the arm
+# debug kernel (lockdep, KFENCE, generic KASAN), suite kernel (lib.sh
+# variant_suites; VARIANT_SUITES= picks);
 # built one at a time, booted side by side like qemu-test.
 VARIANT_BOARDS ?= arm:lpae arm64:64k arm64:kasan arm64:uefi arm:debug
 variant-test: variant-kernels

@@ -295,8 +295,9 @@ variant_suites() {
 	# generic KASAN, lockdep, KFENCE: slow under TCG, so main's kernel
 	# cases only (make debug-test boots main)
 	arm:debug) echo kernel ;;
-	# the firmware's memory map: more memblock regions than split records
-	arm64:uefi) echo main rodata-full ;;
+	# the firmware's memory map: more memblock regions than split records;
+	# the debug kernel (lockdep, RT, KFENCE), so main's kernel cases only
+	arm64:uefi) echo kernel rodata-full ;;
 	*) die "no kernel variant '$2' for $1" ;;
 	esac
 }

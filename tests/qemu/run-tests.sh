@@ -126,6 +126,8 @@ done
 
 case $suite:$LM_ARCH in
 main:arm) lm_board_tests="$LM_ARM_MAIN_TESTS $TLB_TESTS" ;;
+kernel:arm) lm_board_kernel_tests="test_private_pool_split_at_boot test_alias_check_clean_at_boot" ;;
+kernel:arm64) lm_board_kernel_tests="test_noncoherent_buffer_alias_found" ;;
 main:arm64) lm_board_tests="$LM_ARM64_MAIN_TESTS $PERF_RECORD_TESTS" ;;
 forced-split:arm) lm_board_tests="$LM_ARM_FORCED_SPLIT_TESTS $TLB_TESTS" ;;
 esac
@@ -152,8 +154,9 @@ main)
 	;;
 # The kernel's side of main, for the slow debug boards ("short and
 # targeted"): every debugfs file the series adds, both kinds of injection,
-# the test driver, the linear-map walks and alias_check under allocations;
-# not the cases of cmadebug itself, nor the TLB runner.
+# the test driver, the linear-map walks, alias_check under allocations and
+# the boards' own aliases; not the cases of cmadebug itself, nor the TLB
+# runner or perf.
 kernel)
 	run_ktap \
 		test_kernel_untainted_at_boot \
@@ -171,7 +174,8 @@ kernel)
 		test_alias_injection_found_and_removed \
 		test_inject_rejects_bad_input \
 		test_alias_check_during_alloc_free \
-		test_walk_rejects_bad_input
+		test_walk_rejects_bad_input \
+		$lm_board_kernel_tests
 	;;
 lowmem-cma) run_ktap $LM_LOWMEM_CMA_TESTS ;;
 unsafe-sections) run_ktap $LM_UNSAFE_SECTIONS_TESTS ;;

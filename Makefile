@@ -312,7 +312,7 @@ build-matrix:
 	@scripts/build-matrix.sh
 
 # The C files the series touches, W=1 and sparse, base against tip (arm and
-# arm64 with the board configs; ARCHES= picks): no new warning.
+# arm64 with the board configs; ARCH= picks one): no new warning.
 kernel-lint:
 	@$(MAKE) -s kernel >/dev/null
 	@scripts/kernel-lint.sh $(BOARDS)

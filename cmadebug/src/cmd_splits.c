@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cmadebug splits: the linear map by entry size, the splits the kernel
- * recorded by cause, and the attribute changes by cause.  From debugfs
- * linear_map/; on a kernel without it, the layout alone from ptdump, or on
- * a live arm64 kernel without either from its tables through /proc/kcore.
+ * recorded by cause, and the attribute changes by cause.  The layout from
+ * /proc/meminfo's DirectMap counters where the kernel keeps them (x86; arm
+ * and arm64 with the series), else debugfs linear_map/layout, else ptdump,
+ * or on a live arm64 kernel with none of them from its tables through
+ * /proc/kcore; the records only from linear_map/.
  */
 #include <string.h>
 
@@ -150,23 +152,28 @@ int cmd_splits(struct cmd_ctx *ctx, int argc, char **argv)
 	struct lm_layout layout;
 	struct cmd_args args;
 	struct sysroot *sr = ctx->sr;
-	bool ptdump;
+	bool records;
 	int ret;
 
 	ret = cmd_start(ctx, "splits", argc, argv, &args);
 	if (ret >= 0)
 		return ret;
-	if (args.kcore || kcore_instead(sr, false))
+	if (args.kcore ||
+	    (kcore_instead(sr, false) && !meminfo_direct_map_present(sr)))
 		return splits_kcore(sr, e, args.kcore);
 	/* Everything is read before anything is printed: no half output. */
 	ret = layout_load(sr, &layout);
 	if (ret)
 		return ret;
-	ptdump = layout.source[0] == 'p';
-	debug_msg(ctx->verbose, "splits: layout from %s", ptdump ?
+	/* Only the series' debugfs files say what split the map, and why. */
+	records = linear_map_present(sr);
+	debug_msg(ctx->verbose, "splits: layout from %s",
+		  !strcmp(layout.source, "meminfo") ?
+		  "/proc/meminfo's DirectMap counters" :
+		  !strcmp(layout.source, "ptdump") ?
 		  "ptdump (debugfs kernel_page_tables): no linear_map/ in this kernel" :
 		  "debugfs linear_map/layout");
-	if (!ptdump) {
+	if (records) {
 		ret = splits_load(sr, &splits);
 		if (!ret)
 			ret = attr_changes_load(sr, &changes);
@@ -176,8 +183,8 @@ int cmd_splits(struct cmd_ctx *ctx, int argc, char **argv)
 
 	emit_object_begin(e, NULL);
 	emit_layout(e, &layout);
-	if (ptdump) {
-		/* ptdump shows the result, not what split it nor why. */
+	if (!records) {
+		/* The layout shows the result, not what split it nor why. */
 		emit_missing(e, "splits", "Split records");
 		emit_missing(e, "nr_splits", NULL);
 		emit_missing(e, "dropped", NULL);

@@ -106,6 +106,40 @@ int layout_parse(const char *buf, size_t len, struct lm_layout *layout)
 	return 0;
 }
 
+int meminfo_layout_parse(const char *buf, size_t len, struct lm_layout *layout)
+{
+	const char *p = buf, *end = buf + len, *line, *name;
+	uint64_t kb;
+	size_t n, nlen;
+
+	memset(layout, 0, sizeof(*layout));
+	layout->source = "meminfo";
+	while (next_line(&p, end, &line, &n)) {
+		struct lm_level l = { 0 };
+		unsigned int i;
+
+		if (n < 9 || memcmp(line, "DirectMap", 9))
+			continue;
+		if (layout_line(line, n, &name, &nlen, &kb) ||
+		    kb > (UINT64_MAX >> 10) || layout->nr == LM_LEVELS_MAX ||
+		    COPY_WORD(name + 9, nlen - 9, l.name))
+			return -EINVAL;
+		l.size = lm_level_size(l.name);
+		l.bytes = kb << 10;
+		if (!l.size)
+			return -EINVAL;
+		/* Largest first, as linear_map/layout lists them. */
+		for (i = layout->nr; i > 0 && layout->level[i - 1].size < l.size; i--)
+			layout->level[i] = layout->level[i - 1];
+		if (i > 0 && layout->level[i - 1].size == l.size)
+			return -EINVAL;
+		layout->level[i] = l;
+		layout->nr++;
+		layout->mapped += l.bytes;
+	}
+	return 0;
+}
+
 /* ptdump's level words and what an entry there maps. */
 struct ptdump_level {
 	const char *word;	/* "PGD", "PMD", ... */
@@ -673,6 +707,20 @@ bool linear_map_present(const struct sysroot *sr)
 	return sysroot_exists(sr, FS_DEBUGFS, "linear_map/layout");
 }
 
+bool meminfo_direct_map_present(const struct sysroot *sr)
+{
+	struct lm_layout layout;
+	char *buf;
+	size_t len;
+	bool found;
+
+	if (sysroot_read(sr, FS_ROOT, "proc/meminfo", &buf, &len))
+		return false;
+	found = !meminfo_layout_parse(buf, len, &layout) && layout.nr;
+	free(buf);
+	return found;
+}
+
 bool ptdump_present(const struct sysroot *sr)
 {
 	return sysroot_exists(sr, FS_DEBUGFS, "kernel_page_tables");
@@ -703,7 +751,13 @@ static int parse_alias(const char *buf, size_t len, void *out)
 	return alias_parse(buf, len, out);
 }
 
-int layout_load(const struct sysroot *sr, struct lm_layout *layout)
+static int parse_meminfo_layout(const char *buf, size_t len, void *out)
+{
+	return meminfo_layout_parse(buf, len, out);
+}
+
+static int load_debugfs_layout(const struct sysroot *sr,
+			       struct lm_layout *layout)
 {
 	if (!linear_map_present(sr) && ptdump_present(sr))
 		return sysroot_load(sr, FS_DEBUGFS, "kernel_page_tables", NULL,
@@ -712,6 +766,29 @@ int layout_load(const struct sysroot *sr, struct lm_layout *layout)
 	return sysroot_load(sr, FS_DEBUGFS, "linear_map/layout", layout_feature,
 			    "malformed or cut short (no BootMapped line, or Mapped is not the sum)",
 			    parse_layout, layout);
+}
+
+int layout_load(const struct sysroot *sr, struct lm_layout *layout)
+{
+	struct lm_layout walk;
+	int ret;
+
+	if (!sysroot_exists(sr, FS_ROOT, "proc/meminfo"))
+		return load_debugfs_layout(sr, layout);
+	ret = sysroot_load(sr, FS_ROOT, "proc/meminfo", NULL,
+			   "a DirectMap line that is malformed, repeated or names no size",
+			   parse_meminfo_layout, layout);
+	if (ret || !layout->nr)
+		return ret ? ret : load_debugfs_layout(sr, layout);
+	/* The counters have no NotPresent or BootMapped: the walk's file does. */
+	if (linear_map_present(sr)) {
+		ret = load_debugfs_layout(sr, &walk);
+		if (ret)
+			return ret;
+		layout->not_present = walk.not_present;
+		layout->boot_mapped = walk.boot_mapped;
+	}
+	return EXIT_OK;
 }
 
 int splits_load(const struct sysroot *sr, struct lm_splits *splits)

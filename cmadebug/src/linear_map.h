@@ -29,11 +29,11 @@ struct lm_level {
 };
 
 struct lm_layout {
-	const char *source;	/* "linear_map", "ptdump" or "kcore" */
+	const char *source;	/* "meminfo", "linear_map", "ptdump" or "kcore" */
 	unsigned int nr;
 	struct lm_level level[LM_LEVELS_MAX];	/* largest first */
 	uint64_t mapped;	/* sum of the levels */
-	/* Only the linear_map file has these. */
+	/* Only the linear_map file has these (also under source "meminfo"). */
 	struct opt_u64 not_present;
 	struct opt_u64 boot_mapped;
 };
@@ -44,6 +44,14 @@ struct lm_layout {
  * trailer line (a cut-short read) or a Mapped that is not the levels' sum.
  */
 int layout_parse(const char *buf, size_t len, struct lm_layout *layout);
+
+/*
+ * /proc/meminfo's DirectMap<size> lines (x86; arm and arm64 with
+ * kernel-patches 0020/0021: the counters kept where the kernel maps),
+ * largest first, source "meminfo".  No such line leaves LAYOUT->nr 0.
+ * -EINVAL for a malformed line, a size twice or a name that is no size.
+ */
+int meminfo_layout_parse(const char *buf, size_t len, struct lm_layout *layout);
 
 /*
  * ptdump's kernel_page_tables: the linear map's section, by entry size.
@@ -180,6 +188,8 @@ int alias_load(const struct sysroot *sr, struct alias_report *rep);
 
 /* Whether the kernel has the linear_map files / ptdump (no printing). */
 bool linear_map_present(const struct sysroot *sr);
+/* /proc/meminfo has well-formed DirectMap lines. */
+bool meminfo_direct_map_present(const struct sysroot *sr);
 bool ptdump_present(const struct sysroot *sr);
 
 #endif

@@ -224,7 +224,8 @@ def _layout_records(s, key):
     if not lay["available"]:
         return None, _na(lay["reason"])
     if lay[key] is None:
-        return None, _na(PTDUMP_SPLITS)
+        return None, _na(PTDUMP_SPLITS if lay["source"] == "ptdump" else
+                         "not available (no linear_map/ in debugfs: nothing recorded it)")
     return lay[key], None
 
 

@@ -12,7 +12,7 @@ import html
 
 from . import UNKNOWN, plots
 from .snapshot import SCHEMA, STAGES, VERSION
-from .text import PTDUMP_NO_SPLITS, mib, page_state, pct
+from .text import layout_source, mib, no_split_records, page_state, pct
 
 CSS = """
 body { font-family: sans-serif; max-width: 72em; margin: 1em auto; padding: 0 1em; color: #222;
@@ -216,8 +216,7 @@ def linear_map_section(sid, s):
     if not lay["available"]:
         out.append(not_available(lay["reason"]))
     else:
-        source = ("debugfs linear_map/layout" if lay["source"] == "linear_map" else
-                  "derived from ptdump's kernel_page_tables: the kernel lacks the linear_map patches")
+        source = layout_source(lay["source"])
         mapped = [(m["level"], m["bytes"]) for m in lay["mapped"] if m["bytes"]]
         if mapped:
             out.append(figure_src(plots.linear_map_layout(mapped),
@@ -226,7 +225,7 @@ def linear_map_section(sid, s):
             out.append("<p>The snapshot lists no linear-map mappings.</p>")
         out.append('</div><div class="linear-map-splits"><h4>Splits by cause</h4>')
         if lay["splits"] is None:
-            out.append(not_available(PTDUMP_NO_SPLITS))
+            out.append(not_available(no_split_records(lay["source"])))
         elif lay["splits"]:
             out.append(figure_src(plots.linear_map_splits(lay["splits"]),
                                   "Linear-map splits by cause and entry size",

@@ -101,12 +101,13 @@ class Area:
 class LinearMap:
     """What 'cmadebug splits' and 'cmadebug alias' said (cmadebug.1).
 
-    source:    "linear_map" (debugfs linear_map/) or "ptdump" (derived from
-               kernel_page_tables on a kernel without the patches)
+    source:    "meminfo" (/proc/meminfo's DirectMap counters), "linear_map"
+               (debugfs linear_map/), "ptdump" (derived from
+               kernel_page_tables on a kernel without the patches) or "kcore"
     mapped:    [(level, size_bytes or None, bytes)]  how much of the linear map
                each entry size covers now, largest first
-    splits:    [(from, to, cause, count)], or None from ptdump
-    attr_changes: [(cause, changes, failures, bytes)], or None from ptdump
+    splits:    [(from, to, cause, count)], or None without linear_map/
+    attr_changes: [(cause, changes, failures, bytes)], or None without linear_map/
     conflicts: [dict] with pfn, pages, linear, linear_type, alias (None for a
                failed change), alias_type, region, cma, caller
     alias_pages, unlisted_pages, incomplete: the alias_check count line

@@ -87,6 +87,26 @@ def format_area(a, page_size):
 PTDUMP_NO_SPLITS = ("not available (layout derived from ptdump: the kernel lacks the linear_map "
                     "patches, so nothing recorded what split it, nor attribute changes)")
 
+# Where cmadebug splits took the layout from (its "source").
+LAYOUT_SOURCES = {
+    "meminfo": "/proc/meminfo's DirectMap counters",
+    "linear_map": "debugfs linear_map/layout",
+    "ptdump": "derived from ptdump's kernel_page_tables: the kernel lacks the linear_map patches",
+    "kcore": "the page tables read through /proc/kcore: the kernel lacks the linear_map patches",
+}
+
+
+def layout_source(source):
+    return LAYOUT_SOURCES.get(source, source)
+
+
+def no_split_records(source):
+    """Why a layout from SOURCE comes without split records."""
+    if source == "ptdump":
+        return PTDUMP_NO_SPLITS
+    return (f"not available (layout from {layout_source(source)}; no linear_map/ in debugfs, "
+            "so nothing recorded what split it, nor attribute changes)")
+
 
 def format_linear_map(lm):
     out = []
@@ -99,7 +119,7 @@ def format_linear_map(lm):
                  for m in lay["mapped"] if m["bytes"]]
         out.append(f"  linear map by mapping size (from {lay['source']}): " + (", ".join(parts) or "empty"))
         if lay["splits"] is None:
-            out.append(f"  linear-map splits: {PTDUMP_NO_SPLITS}")
+            out.append(f"  linear-map splits: {no_split_records(lay['source'])}")
         elif lay["splits"]:
             out.append("  linear-map splits: " + ", ".join(
                 f"{s['count']} {s['from']}->{s['to']} ({s['cause']})" for s in lay["splits"]))

@@ -1255,6 +1255,12 @@ static void test_linear_map_parsers(struct results *r)
 		"---[ Linear Mapping start ]---\n"
 		"0xffff000000000000-0xffff000000300000  3M PMD  RW  BLK  MEM/NORMAL\n"
 		"---[ Linear Mapping end ]---\n";
+	static const char meminfo[] =
+		"MemTotal:       32761400 kB\n"
+		"CmaTotal:              0 kB\n"
+		"DirectMap4k:      401152 kB\n"
+		"DirectMap2M:    10008576 kB\n"
+		"DirectMap1G:    24117248 kB\n";
 	struct lm_attr_changes attr;
 	struct alias_report rep;
 	struct lm_splits sp;
@@ -1266,6 +1272,21 @@ static void test_linear_map_parsers(struct results *r)
 		 l.mapped == 3 << 20 && l.boot_mapped.v == 3 << 20, "a layout");
 	CHECK(r, layout_parse(bad_sum, sizeof(bad_sum) - 1, &l) == -EINVAL,
 	      "Mapped that is not the levels' sum");
+	/* x86's lines, smallest first, amid the rest of meminfo */
+	CHECK(r, meminfo_layout_parse(meminfo, sizeof(meminfo) - 1, &l) == 0 &&
+		 l.nr == 3 && !strcmp(l.source, "meminfo") &&
+		 !strcmp(l.level[0].name, "1G") && l.level[0].bytes == 24117248ULL << 10 &&
+		 !strcmp(l.level[2].name, "4k") && l.level[2].bytes == 401152ULL << 10 &&
+		 l.mapped == (401152ULL + 10008576 + 24117248) << 10 &&
+		 !l.not_present.present, "meminfo's DirectMap lines, largest first");
+	CHECK(r, meminfo_layout_parse("MemTotal: 1 kB\n", 15, &l) == 0 && !l.nr,
+	      "meminfo without DirectMap lines");
+	CHECK(r, meminfo_layout_parse("DirectMap4k: 4 kB\nDirectMap4k: 4 kB\n", 36, &l) ==
+		 -EINVAL, "a DirectMap size twice");
+	CHECK(r, meminfo_layout_parse("DirectMapX: 4 kB\n", 17, &l) == -EINVAL,
+	      "a DirectMap line that names no size");
+	CHECK(r, meminfo_layout_parse("DirectMap4k: 4\n", 15, &l) == -EINVAL,
+	      "a DirectMap line without kB");
 	CHECK_U64(r, "64k", 65536, lm_level_size("64k"));
 	CHECK_U64(r, "1G", 1 << 30, lm_level_size("1G"));
 	CHECK_U64(r, "PMD is no size", 0, lm_level_size("PMD"));
@@ -1346,7 +1367,9 @@ static void test_fixture_layouts_agree(struct results *r, const char *fixtures,
 	}
 	CHECK(r, ptdump_layout_parse(buf, len, &pt) == 0, "%s: ptdump parses", name);
 	free(buf);
-	CHECK(r, !strcmp(lm.source, "linear_map"), "%s: layout from linear_map", name);
+	/* The counters where the kernel keeps them; the walk's file before that. */
+	CHECK(r, !strcmp(lm.source, meminfo_direct_map_present(&sr) ? "meminfo" : "linear_map"),
+	      "%s: layout from %s", name, lm.source);
 	CHECK_U64(r, name, lm.mapped, pt.mapped);
 	CHECK(r, lm.boot_mapped.present && lm.boot_mapped.v == lm.mapped,
 	      "%s: all mapped at boot is mapped now", name);

@@ -71,18 +71,27 @@ out:
 /* How long a child may take over one format file (a parse takes < 1 ms). */
 #define FORMAT_PARSE_SECONDS	5
 
-/* The child's side: the fields, NUL-terminated names after their count. */
-static void format_child(const char *system, const char *buf, size_t len,
-			 unsigned int max, int fd)
+/*
+ * The child's side: for each format in turn, its field count (or -errno)
+ * and then its NUL-terminated field names.
+ */
+static void formats_child(struct event_format_job *jobs, unsigned int nr,
+			  int fd)
 {
-	char *fields[EVENT_MAX_FIELDS];
-	int n = event_format_fields(system, buf, len, fields,
-				    max < EVENT_MAX_FIELDS ? max : EVENT_MAX_FIELDS);
-	bool ok = write_all(fd, &n, sizeof(n)) == 0;
+	bool ok = true;
 
-	for (int i = 0; i < n; i++) {
-		ok = ok && write_all(fd, fields[i], strlen(fields[i]) + 1) == 0;
-		free(fields[i]);
+	for (unsigned int j = 0; j < nr && ok; j++) {
+		char *fields[EVENT_MAX_FIELDS];
+		unsigned int max = jobs[j].max < EVENT_MAX_FIELDS ?
+				   jobs[j].max : EVENT_MAX_FIELDS;
+		int n = event_format_fields(jobs[j].system, jobs[j].buf,
+					    jobs[j].len, fields, max);
+
+		ok = write_all(fd, &n, sizeof(n)) == 0;
+		for (int i = 0; i < n; i++) {
+			ok = ok && write_all(fd, fields[i], strlen(fields[i]) + 1) == 0;
+			free(fields[i]);
+		}
 	}
 	_exit(ok ? 0 : 1);
 }
@@ -126,15 +135,51 @@ static int read_child(int fd, char **data, size_t *len)
 	}
 }
 
-int event_format_fields_isolated(const char *system, const char *buf,
-				 size_t len, char **fields, unsigned int max,
-				 char *why, size_t why_size)
+/* Job J's answer at *OFF of what the child sent: 0, or -EIO if cut short. */
+static int take_answer(struct event_format_job *job, const char *data,
+		       size_t got, size_t *off)
 {
-	int fds[2], status = 0, n = -EINVAL, ret;
-	size_t got = 0, off;
+	int n;
+
+	if (got - *off < sizeof(n))
+		return -EIO;
+	memcpy(&n, data + *off, sizeof(n));
+	*off += sizeof(n);
+	if (n > 0 && (unsigned int)n > job->max)
+		return -EIO;
+	job->n = n;
+	for (int i = 0; i < n; i++) {
+		size_t flen = strnlen(data + *off, got - *off);
+
+		job->fields[i] = flen < got - *off ? strdup(data + *off) : NULL;
+		if (!job->fields[i]) {
+			while (i > 0)
+				free(job->fields[--i]);
+			job->n = 0;
+			return -EIO;
+		}
+		*off += flen + 1;
+	}
+	return 0;
+}
+
+int event_formats_fields_isolated(struct event_format_job *jobs,
+				  unsigned int nr, unsigned int *failed,
+				  char *why, size_t why_size)
+{
+	int fds[2], status = 0, ret;
+	size_t got = 0, off = 0;
 	char *data = NULL;
+	unsigned int j;
 	pid_t child;
 
+	for (j = 0; j < nr; j++) {
+		jobs[j].n = 0;
+		memset(jobs[j].fields, 0, sizeof(jobs[j].fields));
+	}
+	*failed = 0;
+	if (!nr)
+		return 0;
 	snprintf(why, why_size, "libtraceevent cannot parse this format file");
 	if (pipe2(fds, O_CLOEXEC))
 		return -errno;
@@ -148,7 +193,7 @@ int event_format_fields_isolated(const char *system, const char *buf,
 	}
 	if (!child) {
 		close(fds[0]);
-		format_child(system, buf, len, max, fds[1]);
+		formats_child(jobs, nr, fds[1]);
 	}
 	close(fds[1]);
 	ret = read_child(fds[0], &data, &got);
@@ -157,43 +202,44 @@ int event_format_fields_isolated(const char *system, const char *buf,
 		kill(child, SIGKILL);
 	while (waitpid(child, &status, 0) < 0 && errno == EINTR)
 		;
-	if (ret == -ETIMEDOUT) {
+	if (ret == -ENOMEM)
+		goto out;
+	/* Every answer that arrived whole; the first job without one failed. */
+	for (j = 0; j < nr; j++) {
+		if (take_answer(&jobs[j], data, got, &off))
+			break;
+		if (jobs[j].n < 0) {
+			ret = jobs[j].n;
+			jobs[j].n = 0;
+			goto fail;
+		}
+	}
+	if (j == nr && !ret && WIFEXITED(status) && !WEXITSTATUS(status))
+		goto out;
+	if (ret == -ETIMEDOUT)
 		snprintf(why, why_size, "libtraceevent made no progress on this format file for %d s",
 			 FORMAT_PARSE_SECONDS);
-		goto out;
-	}
-	if (WIFSIGNALED(status)) {
+	else if (WIFSIGNALED(status))
 		snprintf(why, why_size, "libtraceevent crashed on this format file (%s)",
 			 strsignal(WTERMSIG(status)));
-		goto out;
-	}
-	if (ret || !WIFEXITED(status) || WEXITSTATUS(status) ||
-	    got < sizeof(n)) {
-		n = ret == -ENOMEM ? -ENOMEM : -EIO;
+	else
 		snprintf(why, why_size, "reading its fields from the parsing process failed");
-		goto out;
-	}
-	memcpy(&n, data, sizeof(n));
-	if (n < 0 || (unsigned int)n > max) {
-		n = n < 0 ? n : -EIO;
-		goto out;
-	}
-	off = sizeof(n);
-	for (int i = 0; i < n; i++) {
-		size_t flen = off < got ? strnlen(data + off, got - off) : 0;
-
-		fields[i] = off + flen < got ? strdup(data + off) : NULL;
-		if (!fields[i]) {
-			while (i > 0)
-				free(fields[--i]);
-			n = -EIO;
-			goto out;
-		}
-		off += flen + 1;
-	}
+	ret = -EIO;
+fail:
+	*failed = j < nr ? j : nr - 1;
+	event_format_jobs_free(jobs, nr);
 out:
 	free(data);
-	return n;
+	return ret;
+}
+
+void event_format_jobs_free(struct event_format_job *jobs, unsigned int nr)
+{
+	for (unsigned int j = 0; j < nr; j++) {
+		for (int i = 0; i < jobs[j].n; i++)
+			free(jobs[j].fields[i]);
+		jobs[j].n = 0;
+	}
 }
 
 /*
@@ -220,7 +266,11 @@ static bool system_has_event(const struct sysroot *sr, const char *system,
 
 int events_load(const struct sysroot *sr, struct event_list *list)
 {
-	int ret = EXIT_OK;
+	struct event_format_job jobs[ARRAY_SIZE(known_events)] = { 0 };
+	unsigned int event_of[ARRAY_SIZE(known_events)];
+	char rel[ARRAY_SIZE(known_events)][PATH_MAX], why[128];
+	unsigned int nr_jobs = 0, failed;
+	int ret = EXIT_OK, n;
 
 	memset(list, 0, sizeof(*list));
 	list->ev = calloc(ARRAY_SIZE(known_events), sizeof(*list->ev));
@@ -240,35 +290,47 @@ int events_load(const struct sysroot *sr, struct event_list *list)
 		goto out;
 	}
 
+	/* Every format read first: one child parses them all (a fork each was
+	 * most of a snapshot's time). */
 	for (unsigned int i = 0; i < list->nr; i++) {
 		struct event_info *ev = &list->ev[i];
-		char rel[PATH_MAX], why[128];
-		char *buf;
-		size_t len;
-		int n;
+		struct event_format_job *job = &jobs[nr_jobs];
+		int err;
 
 		ev->present = system_has_event(sr, ev->system, ev->name);
 		if (!ev->present)
 			continue;
-		snprintf(rel, sizeof(rel), "events/%s/%s/format", ev->system,
-			 ev->name);
-		n = sysroot_read(sr, FS_TRACEFS, rel, &buf, &len);
-		if (n) {
-			ret = sysroot_read_error(sr, FS_TRACEFS, rel, n, NULL);
+		snprintf(rel[nr_jobs], sizeof(rel[nr_jobs]), "events/%s/%s/format",
+			 ev->system, ev->name);
+		err = sysroot_read(sr, FS_TRACEFS, rel[nr_jobs], &job->buf, &job->len);
+		if (err) {
+			ret = sysroot_read_error(sr, FS_TRACEFS, rel[nr_jobs], err, NULL);
 			goto out;
 		}
-		n = event_format_fields_isolated(ev->system, buf, len,
-						 ev->fields, EVENT_MAX_FIELDS,
-						 why, sizeof(why));
-		free(buf);
-		if (n < 0) {
-			ret = sysroot_content_error(sr, FS_TRACEFS, rel, why);
-			goto out;
-		}
-		ev->nr_fields = (unsigned int)n;
+		job->system = ev->system;
+		job->max = EVENT_MAX_FIELDS;
+		event_of[nr_jobs++] = i;
+	}
+	n = event_formats_fields_isolated(jobs, nr_jobs, &failed, why, sizeof(why));
+	if (n == -ENOMEM) {
+		err_msg("out of memory");
+		ret = EXIT_ENV;
+		goto out;
+	}
+	if (n) {
+		ret = sysroot_content_error(sr, FS_TRACEFS, rel[failed], why);
+		goto out;
+	}
+	for (unsigned int j = 0; j < nr_jobs; j++) {
+		struct event_info *ev = &list->ev[event_of[j]];
+
+		memcpy(ev->fields, jobs[j].fields, sizeof(ev->fields));
+		ev->nr_fields = (unsigned int)jobs[j].n;
 		list->nr_present++;
 	}
 out:
+	for (unsigned int j = 0; j < nr_jobs; j++)
+		free(jobs[j].buf);
 	if (ret)
 		events_free(list);
 	return ret;

@@ -38,13 +38,26 @@ void events_free(struct event_list *list);
  */
 int event_format_fields(const char *system, const char *buf, size_t len,
 			char **fields, unsigned int max);
+/* One format file to parse, and what came of it. */
+struct event_format_job {
+	const char *system;
+	char *buf;		/* the format file (the caller's) */
+	size_t len;
+	unsigned int max;	/* at most EVENT_MAX_FIELDS */
+	int n;			/* fields found */
+	char *fields[EVENT_MAX_FIELDS];
+};
+
 /*
- * The same in a child process: libtraceevent trusts the format file, and
- * one in a captured tree can crash it (tests/fuzz/known-libtraceevent/).
- * On failure WHY says what happened (it crashed, it hung, it refused).
+ * The same for several format files, in one child process: libtraceevent
+ * trusts the format file, and one in a captured tree can crash it
+ * (tests/fuzz/known-libtraceevent/).  0 with each job's fields, or -errno
+ * with *FAILED the first job that did not parse and WHY what happened to
+ * it (it crashed, it hung, it refused); then no job keeps fields.
  */
-int event_format_fields_isolated(const char *system, const char *buf,
-				 size_t len, char **fields, unsigned int max,
-				 char *why, size_t why_size);
+int event_formats_fields_isolated(struct event_format_job *jobs,
+				  unsigned int nr, unsigned int *failed,
+				  char *why, size_t why_size);
+void event_format_jobs_free(struct event_format_job *jobs, unsigned int nr);
 
 #endif

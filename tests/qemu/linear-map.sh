@@ -143,6 +143,29 @@ test_layout_agrees_with_ptdump() {
 	done
 }
 
+# The DirectMap counters of /proc/meminfo (kept where the arch maps,
+# kernel-patches 0020/0021) against the layout walk, to the byte.  An entry
+# whose valid bit KFENCE or debug_pagealloc cleared keeps its size in the
+# counters and is NotPresent in the walk, so page entries are compared
+# valid or not, from one read of each file.
+test_meminfo_agrees_with_layout() {
+	grep '^DirectMap' /proc/meminfo >/tmp/meminfo-dm.txt
+	cat $LM/layout >/tmp/layout.txt
+	sed 's/^/# meminfo /' /tmp/meminfo-dm.txt
+	[ -s /tmp/meminfo-dm.txt ] || t_fail "/proc/meminfo has no DirectMap lines" || return 1
+	page=$(awk '$1 ~ /^DirectMap/ { n = $1 } END { print n }' /tmp/layout.txt)
+	for name in $(awk '$1 ~ /^DirectMap/ { print $1 }' /tmp/layout.txt /tmp/meminfo-dm.txt | sort -u); do
+		walk=$(layout_kb "${name%:}" /tmp/layout.txt)
+		counted=$(layout_kb "${name%:}" /tmp/meminfo-dm.txt)
+		[ -n "$walk" ] || t_fail "meminfo has $name, a size the layout walk does not know" || return 1
+		if [ "$name" = "$page" ]; then
+			walk=$((walk + $(layout_kb NotPresent /tmp/layout.txt)))
+			name="$name (valid or not)"
+		fi
+		t_eq "kB in $name (meminfo vs layout)" "$walk" "${counted:-0}" || return 1
+	done
+}
+
 # arm: fimc-pool (16 MiB, lowmem by alloc-ranges) split into pages at boot.
 test_private_pool_split_at_boot() {
 	base=$(printf '0x%x' $(($(cat /sys/kernel/debug/cma/fimc-pool/base_pfn) * 4096)))
@@ -694,6 +717,7 @@ LM_MAIN_TESTS="
 	test_linear_map_files_and_modes
 	test_layout_adds_up_to_boot_mapping
 	test_layout_agrees_with_ptdump
+	test_meminfo_agrees_with_layout
 	test_alias_injection_found_and_removed
 	test_inject_rejects_bad_input
 	test_alias_check_during_alloc_free
@@ -720,23 +744,28 @@ fi
 LM_LOWMEM_CMA_TESTS="
 	test_lowmem_cma_area_split
 	test_layout_adds_up_to_boot_mapping
-	test_layout_agrees_with_ptdump"
+	test_layout_agrees_with_ptdump
+	test_meminfo_agrees_with_layout"
 LM_UNSAFE_SECTIONS_TESTS="
 	test_kept_sections_not_split
 	test_layout_agrees_with_ptdump
+	test_meminfo_agrees_with_layout
 	test_kept_sections_buffer_reported
 	test_bad_split_parameter_rejected"
 LM_KEEP_SECTIONS_FAIL_TESTS="
 	test_kept_sections_not_split
 	test_layout_agrees_with_ptdump
+	test_meminfo_agrees_with_layout
 	test_kept_sections_alloc_fails"
 LM_NO_DEFAULT_CMA_TESTS="
 	test_remap_allocator_alias_found
-	test_layout_agrees_with_ptdump"
+	test_layout_agrees_with_ptdump
+	test_meminfo_agrees_with_layout"
 LM_FORCED_SPLIT_NOMAP_TESTS="
 	test_split_over_nomap_refused
 	test_layout_adds_up_to_boot_mapping
-	test_layout_agrees_with_ptdump"
+	test_layout_agrees_with_ptdump
+	test_meminfo_agrees_with_layout"
 LM_ARM_FORCED_SPLIT_TESTS="
 	test_malformed_keep_sections_ignored"
 LM_FORCED_SPLIT_TESTS="
@@ -744,11 +773,13 @@ LM_FORCED_SPLIT_TESTS="
 	test_forced_range_page_mapped_in_ptdump
 	test_walk_runs_over_range
 	test_layout_adds_up_to_boot_mapping
-	test_layout_agrees_with_ptdump"
+	test_layout_agrees_with_ptdump
+	test_meminfo_agrees_with_layout"
 LM_RODATA_FULL_TESTS="
 	test_page_granular_linear_map
 	test_layout_adds_up_to_boot_mapping
 	test_layout_agrees_with_ptdump
+	test_meminfo_agrees_with_layout
 	test_alias_injection_found_and_removed"
 # booted through UEFI (the uefi board): the firmware's memory map
 if [ -d /sys/firmware/efi ]; then

@@ -171,6 +171,7 @@ kernel)
 		test_linear_map_files_and_modes \
 		test_layout_adds_up_to_boot_mapping \
 		test_layout_agrees_with_ptdump \
+		test_meminfo_agrees_with_layout \
 		test_alias_injection_found_and_removed \
 		test_inject_rejects_bad_input \
 		test_alias_check_during_alloc_free \

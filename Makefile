@@ -307,6 +307,11 @@ checkpatch: kernel-tree
 		--strict --terse --no-summary $(CURDIR)/kernel-patches/*.patch 2>/dev/null; \
 		echo "(the remaining CHECKs/WARNINGs are explained in each patch's notes, below ---)"
 
+# The two series as a person posts them, under AUTHOR="Name <mail>" (the
+# patches here carry a placeholder identity): build/posting/.
+posting: kernel-tree
+	@scripts/posting.sh "$(AUTHOR)"
+
 # Each patch of the series, arm and arm64, new options on and off.
 build-matrix:
 	@scripts/build-matrix.sh
@@ -326,5 +331,5 @@ clean:
 	@$(MAKE) -s -C tracepoints clean
 	rm -rf build
 
-.PHONY: kernel-lint variant-kernels lava-check lava-tlb stress variant-test distro-test all deps deps-if-missing deps-check-host cmadebug kernel-tree kernel-patches kernel debug-test \
+.PHONY: posting kernel-lint variant-kernels lava-check lava-tlb stress variant-test distro-test all deps deps-if-missing deps-check-host cmadebug kernel-tree kernel-patches kernel debug-test \
 	qemu-test demo fixtures unit unit-asan plugin-test fuzz-regress fuzz-gate fuzz pytest check-fast check report tlb-report compare bench checkpatch build-matrix install clean

@@ -12,20 +12,11 @@ set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
 
 arch=arm64
-"$TOP/scripts/kernel-tree.sh" prepare
-patched=$("$TOP/scripts/kernel-build.sh" "$arch")
-
-# The unpatched kernel: tag 'base' with the same fragments, cached.
-base_kernel=$("$TOP/bench/base-kernel.sh" "$arch")
-
-run() { # run KERNEL_DIR: the guest's bench lines
-	KERNEL_DIR=$1 QEMU_EXTRA_ARGS="-icount shift=0" EXTRA_CMDLINE="loglevel=1" \
-		"$TOP/scripts/qemu-run.sh" "$arch" bench
-}
+bench_kernels "$arch"
 results=$(mktemp)
 trap 'rm -f "$results"' EXIT
-run "$base_kernel" | sed 's/^bench: /kernel=unpatched /' >>"$results"
-run "$patched" | sed 's/^bench: /kernel=patched /' >>"$results"
+bench_boot "$arch" "$bench_base" | sed 's/^bench: /kernel=unpatched /' >>"$results"
+bench_boot "$arch" "$bench_patched" | sed 's/^bench: /kernel=patched /' >>"$results"
 
 "${PYTHON:-python3}" - "$results" <<'PY'
 import statistics, sys

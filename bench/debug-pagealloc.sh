@@ -12,23 +12,17 @@ set -euo pipefail
 
 arch=arm64
 export KERNEL_VARIANT=pagealloc
-"$TOP/scripts/kernel-tree.sh" prepare
-patched=$("$TOP/scripts/kernel-build.sh" "$arch")
-base_kernel=$("$TOP/bench/base-kernel.sh" "$arch")
-for cfg in "$patched/config" "$base_kernel/.config"; do
+bench_kernels "$arch"
+for cfg in "$bench_patched/config" "$bench_base/.config"; do
 	grep -qx CONFIG_DEBUG_PAGEALLOC=y "$cfg" ||
 		die "$cfg: built without CONFIG_DEBUG_PAGEALLOC"
 done
 
-run() { # run KERNEL_DIR: the guest's bench lines
-	KERNEL_DIR=$1 QEMU_EXTRA_ARGS="-icount shift=0" \
-		EXTRA_CMDLINE="loglevel=1 debug_pagealloc=on cmadebug.bench=pagealloc" \
-		"$TOP/scripts/qemu-run.sh" "$arch" bench
-}
+cmdline="debug_pagealloc=on cmadebug.bench=pagealloc"
 results=$(mktemp)
 trap 'rm -f "$results"' EXIT
-run "$base_kernel" | sed 's/^bench: /kernel=unpatched /' >>"$results"
-run "$patched" | sed 's/^bench: /kernel=patched /' >>"$results"
+bench_boot "$arch" "$bench_base" "$cmdline" | sed 's/^bench: /kernel=unpatched /' >>"$results"
+bench_boot "$arch" "$bench_patched" "$cmdline" | sed 's/^bench: /kernel=patched /' >>"$results"
 
 "${PYTHON:-python3}" - "$results" <<'PY'
 import statistics, sys

@@ -15,15 +15,9 @@ set -euo pipefail
 arch=arm64
 results=$(mktemp)
 trap 'rm -f "$results"' EXIT
-"$TOP/scripts/kernel-tree.sh" prepare
-patched=$("$TOP/scripts/kernel-build.sh" "$arch")
-base_kernel=$("$TOP/bench/base-kernel.sh" "$arch")
-run() { # run KERNEL_DIR: the guest's bench lines
-	KERNEL_DIR=$1 QEMU_EXTRA_ARGS="-icount shift=0" EXTRA_CMDLINE="loglevel=1 cmadebug.bench=linear-map" \
-		"$TOP/scripts/qemu-run.sh" "$arch" bench
-}
-run "$patched" | sed 's/^/kernel=patched /' >>"$results"
-run "$base_kernel" | sed 's/^/kernel=unpatched /' >>"$results"
+bench_kernels "$arch"
+bench_boot "$arch" "$bench_patched" cmadebug.bench=linear-map | sed 's/^/kernel=patched /' >>"$results"
+bench_boot "$arch" "$bench_base" cmadebug.bench=linear-map | sed 's/^/kernel=unpatched /' >>"$results"
 
 "${PYTHON:-python3}" - "$results" <<'PY'
 import statistics, sys

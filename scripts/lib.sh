@@ -324,6 +324,26 @@ kernel_worktree() {
 	fi
 }
 
+# ---- benchmarks (make bench) -----------------------------------------------
+
+# bench_kernels ARCH: the patched kernel of ARCH (KERNEL_VARIANT as set) in
+# $bench_patched, and in $bench_base the unpatched one, tag 'base' built
+# with the same fragments (bench/base-kernel.sh, cached).
+# shellcheck disable=SC2034 # both are for the caller
+bench_kernels() {
+	"$TOP/scripts/kernel-tree.sh" prepare
+	bench_patched=$("$TOP/scripts/kernel-build.sh" "$1")
+	bench_base=$("$TOP/bench/base-kernel.sh" "$1")
+}
+
+# bench_boot ARCH KERNEL_DIR [CMDLINE]: the guest's bench lines from one
+# boot under QEMU -icount shift=0, where one virtual nanosecond is one
+# guest instruction.
+bench_boot() {
+	KERNEL_DIR=$2 QEMU_EXTRA_ARGS="-icount shift=0" EXTRA_CMDLINE="loglevel=1${3:+ $3}" \
+		"$TOP/scripts/qemu-run.sh" "$1" bench
+}
+
 # ---- LAVA (make lava-check, make lava-tlb) ----------------------------------
 
 # lava_install: lava-run, and what its --validate checks a U-Boot worker

@@ -136,12 +136,15 @@ def test_kernel_without_cma_debugfs(cmadebug_bin, tmp_path):
     CmaTotal and nothing it would have to guess."""
     root = copy_tree(tmp_path)
     shutil.rmtree(root / "sys" / "kernel" / "debug" / "cma")
+    # the capture keeps both since stock kernels are read: take them away
+    shutil.rmtree(root / "sys" / "firmware", ignore_errors=True)
+    (root / "var" / "log" / "dmesg").unlink(missing_ok=True)
     res = run(cmadebug_bin, "--json", "--root", str(root), "areas")
     assert res.returncode == 0, res.stderr
     doc = json.loads(res.stdout)
     assert doc["view"] == "stock" and doc["areas"] == [] and doc["total_bytes"] == 0
     assert doc["meminfo_cma_total_bytes"] == 48 << 20
-    assert doc["sources"] == "meminfo, sysfs"
+    assert doc["sources"] == "meminfo, sysfs, zoneinfo, pagetypeinfo"
     assert "device tree: no reserved-memory node" in doc["not_read"]
     assert "kernel log: the tree has no var/log/dmesg" in doc["not_read"]
 
@@ -149,6 +152,9 @@ def test_kernel_without_cma_debugfs(cmadebug_bin, tmp_path):
 def test_kernel_without_cma_debugfs_or_any_other_source(cmadebug_bin, tmp_path):
     root = copy_tree(tmp_path)
     shutil.rmtree(root / "sys" / "kernel" / "debug" / "cma")
+    shutil.rmtree(root / "sys" / "firmware", ignore_errors=True)
+    for f in ("var/log/dmesg", "proc/zoneinfo", "proc/pagetypeinfo"):
+        (root / f).unlink(missing_ok=True)
     mi = root / "proc" / "meminfo"
     mi.write_text("".join(l for l in mi.read_text().splitlines(True) if not l.startswith("Cma")))
     assert_env_error(run(cmadebug_bin, "--root", str(root), "areas"), "CONFIG_CMA_DEBUGFS", "/cma")
@@ -292,6 +298,23 @@ def strip_direct_map(root):
                                if not l.startswith("DirectMap")))
 
 
+@pytest.mark.parametrize("fixture", ["qemu-arm", "qemu-arm64"])
+def test_splits_from_meminfo_alone(cmadebug_bin, fixture, tmp_path):
+    """A kernel with the DirectMap counters and nothing in debugfs (x86, or a
+    kernel with only 0020/0021): the layout from meminfo, the records null,
+    never zeros, and the text says so."""
+    root = copy_tree(tmp_path, fixture)
+    shutil.rmtree(root / "sys/kernel/debug/linear_map")
+    (root / "sys/kernel/debug/kernel_page_tables").unlink()
+    p = run(cmadebug_bin, "--json", "--root", str(root), "splits")
+    doc = json.loads(p.stdout)
+    assert doc["source"] == "meminfo"
+    assert doc["mapped_bytes"] > 0 and doc["layout"][0]["bytes"] >= 0
+    for key in ("splits", "totals", "attr_changes", "not_present_bytes", "boot_mapped_bytes"):
+        assert doc[key] is None, key
+    assert "meminfo" in run(cmadebug_bin, "--root", str(root), "splits").stdout
+
+
 @pytest.mark.parametrize("fixture", PATCHED)
 def test_ptdump_and_linear_map_agree(cmadebug_bin, fixture, tmp_path):
     """A real invariant (the guest tests check it on the live kernel too): the
@@ -323,6 +346,7 @@ def test_unpatched_ptdump_layout_is_the_patched_one(cmadebug_bin):
 
 def test_splits_without_linear_map_or_ptdump(cmadebug_bin, tmp_path):
     root = copy_tree(tmp_path)
+    strip_direct_map(root)
     shutil.rmtree(root / "sys/kernel/debug/linear_map")
     (root / "sys/kernel/debug/kernel_page_tables").unlink()
     assert_env_error(run(cmadebug_bin, "--root", str(root), "splits"),

@@ -211,7 +211,7 @@ def test_html_structure(both):
     for n in (1, 2):  # the real linear_map files of both guests
         lm = page.section_text[f"system-{n}-linear-map"]
         assert NA_LINEAR not in lm
-        assert "The linear map by mapping size (debugfs linear_map/layout)" in lm
+        assert "The linear map by mapping size (/proc/meminfo's DirectMap counters)" in lm
         assert "MEM/NORMAL-NC" in lm or "MEM/BUFFERABLE/WC" in lm
     assert "No TLB A/B results given" in text
     assert "Pages most often blamed" in text and "0x7e041" in text
@@ -290,8 +290,8 @@ def test_overview_cells_of_the_fixture_snapshots(three):
         "linear-map entries split (linear_map/splits)":
             [("worse", "16 entries, 1M->4k (cma-remap)"), ("best", "0 entries"), na_ptdump],
         "linear map in its smallest entries":
-            [(None, "16 MiB of 768 MiB in 4k entries (2.1%; from linear_map)"),
-             (None, "1.25 MiB of 1024 MiB in 4k entries (0.1%; from linear_map)"),
+            [(None, "16 MiB of 768 MiB in 4k entries (2.1%; from meminfo)"),
+             (None, "1.25 MiB of 1024 MiB in 4k entries (0.1%; from meminfo)"),
              (None, "1.25 MiB of 1024 MiB in 4k entries (0.1%; from ptdump)")],
         "linear-map attribute changes": [(None, "dma-remap 1 (1 MiB), 0 failed"), (None, "none"), na_ptdump],
         "alias conflicts (pages mapped twice, different cacheability)":
@@ -424,7 +424,7 @@ def test_linear_map_from_real_snapshots(fixture_snapshots, tmp_path):
     the injected write-combined alias, as cmadebug read them."""
     res = report(fixture_snapshots["qemu-arm"], "-o", tmp_path / "r.html")
     assert res.returncode == 0, res.stderr
-    assert "linear map by mapping size (from linear_map): 1M 752 MiB (97.9%), 4k 16 MiB (2.1%)" \
+    assert "linear map by mapping size (from meminfo): 1M 752 MiB (97.9%), 4k 16 MiB (2.1%)" \
         in res.stdout
     assert "linear-map splits: 16 1M->4k (cma-remap)" in res.stdout
     assert "linear-map attribute changes: dma-remap 1 (1 MiB), 0 failed" in res.stdout

@@ -61,7 +61,7 @@ def test_report_shows_the_injected_failure(cmadebug_bin, fixture):
     s = json.loads(p.stdout)
     assert s["failures"]["by_stage"] == [{"stage": "migrate", "count": 1}]
     top = s["failures"]["top_pfns"]
-    assert len(top) == 1 and top[0]["area"] == "reserved" and top[0]["kind"] == "movable_ops"
+    assert len(top) == 1 and top[0]["area"] == "reserved" and top[0]["kind"] == "file"
     # capture.sh allocates the area's largest free run over 2 pinned pages
     # (fails), then 8 pages (succeeds) and frees them.
     assert s["allocations"]["requests"] == 2

@@ -128,13 +128,19 @@ def main(argv):
               "no PMU on the cortex-a15 guest: every event not supported")
     else:
         check(all(m.get("status") == "ok" for _, _, m in ins), f"{ins_event} reported in every group")
+        # The same walk in both: instructions equal up to noise.  Medians of
+        # the runs, not abstats' estimate: a timer tick in one run (kernel
+        # instructions counted) moved the mean of a one-boot variant by 1.1%
+        # while the medians were 0.17% apart.
         for c in doc["comparisons"]:
             r = c["metrics"].get(ins_event, {})
-            ok = r.get("status") == "ok" and abs(r["rel_diff"]) <= INSN_TOLERANCE
-            check(ok, f"{ins_event} at {c['working_set_bytes']} bytes: split vs nosplit "
-                      f"{r.get('median')} vs {r.get('median_baseline')} "
-                      f"({100 * r['rel_diff']:+.3f}%, tolerance {100 * INSN_TOLERANCE:.1f}%)"
-                  if r.get("status") == "ok" else f"{ins_event} compared: {r}")
+            ok = r.get("status") == "ok" and r.get("median_baseline")
+            rel = r["median"] / r["median_baseline"] - 1 if ok else float("nan")
+            check(ok and abs(rel) <= INSN_TOLERANCE,
+                  f"{ins_event} at {c['working_set_bytes']} bytes: split vs nosplit median "
+                  f"{r.get('median')} vs {r.get('median_baseline')} "
+                  f"({100 * rel:+.3f}%, tolerance {100 * INSN_TOLERANCE:.1f}%)"
+                  if ok else f"{ins_event} compared: {r}")
     paired = results.parent / "tlb-paired" / "walk"
     if arch == "arm64" and paired.is_dir():
         failures += paired_checks(paired, arch)

@@ -290,8 +290,10 @@ int events_load(const struct sysroot *sr, struct event_list *list)
 		goto out;
 	}
 
-	/* Every format read first: one child parses them all (a fork each was
-	 * most of a snapshot's time). */
+	/*
+	 * Every format read first: one child parses them all (a fork each was
+	 * most of a snapshot's time).
+	 */
 	for (unsigned int i = 0; i < list->nr; i++) {
 		struct event_info *ev = &list->ev[i];
 		struct event_format_job *job = &jobs[nr_jobs];

@@ -8,15 +8,10 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-SERIES=$TOP/kernel-patches/series
 STAMP=$KERNEL_SRC/.git/cmadebug-series
 
 git_k() {
 	git -C "$KERNEL_SRC" "$@"
-}
-
-series_patches() {
-	grep -v -e '^#' -e '^[[:space:]]*$' "$SERIES" || true
 }
 
 series_hash() {

@@ -324,6 +324,13 @@ kernel_worktree() {
 	fi
 }
 
+SERIES=$TOP/kernel-patches/series
+
+# series_patches: the patch files kernel-patches/series applies, in order.
+series_patches() {
+	grep -v -e '^#' -e '^[[:space:]]*$' "$SERIES" || true
+}
+
 # ---- benchmarks (make bench) -----------------------------------------------
 
 # bench_kernels ARCH: the patched kernel of ARCH (KERNEL_VARIANT as set) in

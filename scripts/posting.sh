@@ -27,12 +27,9 @@ if ! [[ $author =~ ^([^<>@]*[^<>@[:space:]])[[:space:]]+\<([^<>@[:space:]]+@[^<>
 	echo "cmadebug: AUTHOR=\"$author\": not \"Name <user@example.org>\"; usage: make posting AUTHOR=\"Name <mail>\"" >&2
 	exit 2
 fi
+# (the placeholder's host has no domain: it never matches)
 name=${BASH_REMATCH[1]}
 mail=${BASH_REMATCH[2]}
-if [ "$author" = "$placeholder" ]; then
-	echo "cmadebug: AUTHOR is the placeholder identity; give your own" >&2
-	exit 2
-fi
 
 # Series name and first patch, in order; each runs to the next one's first.
 series=(cma-diagnostics:1 linear-map:10)
@@ -45,7 +42,7 @@ git_t() {
 git_t am --abort >/dev/null 2>&1 || true
 git_t checkout -q --detach base
 
-mapfile -t patches < <(grep -v '^#' "$TOP/kernel-patches/series")
+mapfile -t patches < <(series_patches)
 mapfile -t originals < <(git -C "$KERNEL_SRC" rev-list --reverse base..cmadebug)
 [ ${#patches[@]} -eq ${#originals[@]} ] ||
 	die "kernel-patches/series has ${#patches[@]} patches, the kernel tree ${#originals[@]}: run 'make kernel-tree'"

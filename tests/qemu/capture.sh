@@ -44,10 +44,15 @@ provoke() {
 if [ -z "${CAPTURE_OUT:-}" ] && [ -d /sys/kernel/debug/cma/reserved/inject ]; then
 	mkdir -p /tmp/capture/trace
 	area=/sys/kernel/debug/cma/reserved
+	# and a coherent buffer of the test driver (bound by provoke()): on
+	# arm, __dma_remap()'s linear_map_attr_change events (no run-time
+	# splits happen to record)
+	fimc=/sys/kernel/debug/dma-cma-test/cmadebug-fimc
 	cmadebug --json trace record -o /tmp/capture/trace/trace.dat -- sh -c "
 		echo 2 >$area/inject/pin && { echo \$(cat $area/maxchunk) >$area/alloc; } 2>/dev/null
 		echo 1 >$area/inject/release
-		echo 8 >$area/alloc && echo 8 >$area/free" \
+		echo 8 >$area/alloc && echo 8 >$area/free
+		[ -d $fimc ] && echo 8192 >$fimc/alloc && echo 1 >$fimc/free" \
 		>/tmp/capture/trace/record.json 2>/tmp/capture/trace/record.err
 	echo $? >/tmp/capture/trace/record.rc
 elif [ -z "${CAPTURE_OUT:-}" ] && [ -f /lib/modules/load-order ]; then

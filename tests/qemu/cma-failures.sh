@@ -124,6 +124,9 @@ test_pinned_pages_fail_migration_at_their_pfn() {
 	[ "$(field refcount "$rec")" -ge 2 ] || t_fail "refcount $(field refcount "$rec"): the page cache's and the pin's" || return 1
 	echo "$pinned" | grep -qx "$pfn" || t_fail "blamed pfn $pfn is not one of the pinned: $pinned" || return 1
 	echo "$traced" | grep -q "stage=migrate pfn=$pfn " || t_fail "event does not carry pfn $pfn: $traced" || return 1
+	# the print format names the enums and the page flags (uptodate ...)
+	echo "$traced" | grep -q "stage=migrate pfn=$pfn flags=[a-z][a-z_0-9|]* .* migratetype=Isolate kind=file" ||
+		t_fail "event does not name the flags, migratetype and kind: $traced" || return 1
 	expect_stats_moved "requests=1 failures=1 successes=0 failed_migrate=1 failed_isolate=0" || return 1
 
 	echo 1 >$AREA/inject/release || t_fail "release refused" || return 1

@@ -206,7 +206,8 @@ unit-asan fuzz-regress fuzz-gate fuzz:
 	@$(MAKE) -s -C tests/fuzz $@ FIXTURES=$(CURDIR)/$(FIXTURES) FUZZ_SECONDS=$(FUZZ_SECONDS)
 
 # The libtraceevent plugin, loaded as trace-cmd loads it, formats records
-# built on the captured cma_alloc_fail formats (tests/unit/test_plugin.c).
+# built on the captured formats of its three events, on all four patched
+# guests (tests/unit/test_plugin.c).
 plugin-test:
 	@mkdir -p build/plugin
 	@$(MAKE) -s -C tracepoints O=$(CURDIR)/build/plugin

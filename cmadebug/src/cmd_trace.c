@@ -84,11 +84,15 @@ static void emit_causes(struct emit *e, const char *key,
 		emit_object_begin(e, NULL);
 		emit_string(e, "cause", "CAUSE", c[i].cause);
 		emit_uint(e, "count", "EVENTS", FMT_DEC, c[i].count);
-		if (splits)
-			emit_uint(e, "entries", "ENTRIES", FMT_DEC, c[i].entries);
-		else
-			emit_uint(e, "failures", "FAILED", FMT_DEC, c[i].failures);
-		emit_uint(e, "bytes", "BYTES", FMT_SIZE, c[i].bytes);
+		if (splits) {
+			emit_uint(e, "entries", "ENTRIES", FMT_DEC,
+				  c[i].entries);
+			emit_uint(e, "bytes", "BYTES", FMT_SIZE, c[i].bytes);
+		} else {
+			emit_uint(e, "failures", "FAILED", FMT_DEC,
+				  c[i].failures);
+			emit_uint(e, "pages", "PAGES", FMT_DEC, c[i].pages);
+		}
 		emit_object_end(e);
 	}
 	emit_list_end(e);
@@ -259,7 +263,7 @@ static void emit_summary(struct emit *e, const struct trace_summary *s,
 	emit_uint(e, "count", "Attribute changes", FMT_DEC, s->attr_changes);
 	emit_uint(e, "failures", "Attribute changes failed", FMT_DEC,
 		  s->attr_failures);
-	emit_uint(e, "bytes", "Bytes changed", FMT_SIZE, s->attr_bytes);
+	emit_uint(e, "pages", "Pages changed", FMT_DEC, s->attr_pages);
 	emit_causes(e, "by_cause", s->attr_causes, s->nr_attr_causes, false);
 	emit_object_end(e);
 	emit_object_end(e);

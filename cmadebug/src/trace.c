@@ -236,16 +236,20 @@ static void get_str(struct field_reader *fr, const char *name, char *dst,
 	dst[n] = '\0';
 }
 
-/* A cause field (an int the print format names), as its name. */
-static void get_cause(struct field_reader *fr, char *dst, size_t size)
+/*
+ * An enum field (an int the print format names with __print_symbolic()),
+ * as its name; a value the format does not name as its number.
+ */
+static void get_symbol(struct field_reader *fr, const char *name, char *dst,
+		       size_t size)
 {
-	int32_t v = get_s32(fr, "cause");
-	const char *s = trace_symbol_name(fr->ev, "cause", v);
+	int32_t v = get_s32(fr, name);
+	const char *s = trace_symbol_name(fr->ev, name, v);
 
 	if (s)
 		snprintf(dst, size, "%s", s);
 	else
-		snprintf(dst, size, "cause %d", (int)v);
+		snprintf(dst, size, "%d", (int)v);
 }
 
 int trace_conv_record(const struct trace_conv *c, struct tep_record *rec,
@@ -318,18 +322,16 @@ int trace_conv_record(const struct trace_conv *c, struct tep_record *rec,
 		get_str(&fr, "name", f->area, sizeof(f->area));
 		f->has_start = get_ulong(&fr, "start_pfn", &f->start_pfn);
 		f->count = get_u64(&fr, "count");
-		f->align = (uint32_t)get_u64(&fr, "align");
 		f->attempt = (uint32_t)get_u64(&fr, "attempt");
 		f->err = get_s32(&fr, "errorno");
-		get_str(&fr, "stage", f->stage, sizeof(f->stage));
+		get_symbol(&fr, "stage", f->stage, sizeof(f->stage));
 		f->has_pfn = get_ulong(&fr, "pfn", &f->pfn);
 		f->flags = get_u64(&fr, "flags");
 		f->refcount = get_s32(&fr, "refcount");
 		f->mapcount = get_s32(&fr, "mapcount");
-		get_str(&fr, "migratetype", f->migratetype,
-			sizeof(f->migratetype));
-		get_str(&fr, "kind", f->kind, sizeof(f->kind));
-		f->owner = (uint32_t)get_u64(&fr, "owner");
+		get_symbol(&fr, "migratetype", f->migratetype,
+			   sizeof(f->migratetype));
+		get_symbol(&fr, "kind", f->kind, sizeof(f->kind));
 		break;
 	}
 	case TR_MIGRATE: {
@@ -345,24 +347,24 @@ int trace_conv_record(const struct trace_conv *c, struct tep_record *rec,
 	case TR_SPLIT: {
 		struct trace_split *s = &out->u.split;
 
-		s->addr = get_u64(&fr, "addr");
+		s->pfn = get_u64(&fr, "pfn");
 		s->size = get_u64(&fr, "size");
 		s->count = get_u64(&fr, "count");
-		get_str(&fr, "from", s->from, sizeof(s->from));
-		get_str(&fr, "to", s->to, sizeof(s->to));
-		get_cause(&fr, s->cause, sizeof(s->cause));
+		s->from_shift = (uint32_t)get_u64(&fr, "from_shift");
+		s->to_shift = (uint32_t)get_u64(&fr, "to_shift");
+		get_symbol(&fr, "cause", s->cause, sizeof(s->cause));
 		break;
 	}
 	case TR_ATTR_CHANGE: {
 		struct trace_attr_change *a = &out->u.attr;
 
-		a->start = get_u64(&fr, "start");
 		a->pfn = get_u64(&fr, "pfn");
-		a->size = get_u64(&fr, "size");
-		get_str(&fr, "old_type", a->old_type, sizeof(a->old_type));
-		get_str(&fr, "new_type", a->new_type, sizeof(a->new_type));
+		a->nr_pages = get_u64(&fr, "nr_pages");
+		a->set = get_u64(&fr, "set");
+		a->clear = get_u64(&fr, "clear");
+		get_symbol(&fr, "memtype", a->memtype, sizeof(a->memtype));
 		a->ret = get_s32(&fr, "ret");
-		get_cause(&fr, a->cause, sizeof(a->cause));
+		get_symbol(&fr, "cause", a->cause, sizeof(a->cause));
 		break;
 	}
 	}
@@ -933,9 +935,9 @@ static int on_record(struct sum_work *w, const struct trace_rec *rec)
 		if (!c)
 			return -ENOMEM;
 		c->count++;
-		c->bytes += rec->u.attr.size;
+		c->pages += rec->u.attr.nr_pages;
 		s->attr_changes++;
-		s->attr_bytes += rec->u.attr.size;
+		s->attr_pages += rec->u.attr.nr_pages;
 		if (rec->u.attr.ret) {
 			c->failures++;
 			s->attr_failures++;

@@ -18,7 +18,6 @@ struct tep_record;
 
 #define TRACE_AREA_MAX	64	/* CMA_MAX_NAME */
 #define TRACE_WORD_MAX	16	/* stage, kind, migratetype, cause, entry size */
-#define TRACE_TYPE_MAX	32	/* ptdump memory type names */
 #define TRACE_TOP_PFNS	10	/* the pfns blamed most often */
 #define TRACE_HIST_BUCKETS 48	/* log2 ns buckets: up to 2^48 ns, 78 hours */
 
@@ -66,7 +65,6 @@ struct trace_alloc_fail {
 	bool has_start;		/* start_pfn is not ULONG_MAX (no-space) */
 	uint64_t start_pfn;
 	uint64_t count;
-	uint32_t align;
 	uint32_t attempt;
 	int32_t err;
 	char stage[TRACE_WORD_MAX];
@@ -76,7 +74,6 @@ struct trace_alloc_fail {
 	int32_t refcount, mapcount;
 	char migratetype[TRACE_WORD_MAX];
 	char kind[TRACE_WORD_MAX];
-	uint32_t owner;
 };
 
 struct trace_migrate {
@@ -87,18 +84,18 @@ struct trace_migrate {
 };
 
 struct trace_split {
-	uint64_t addr;
-	uint64_t size;
-	uint64_t count;
-	char from[TRACE_WORD_MAX], to[TRACE_WORD_MAX];
+	uint64_t pfn;
+	uint64_t size;		/* bytes */
+	uint64_t count;		/* entries of the from size */
+	uint32_t from_shift, to_shift;	/* log2 of the entry sizes */
 	char cause[TRACE_WORD_MAX];
 };
 
 struct trace_attr_change {
-	uint64_t start;
 	uint64_t pfn;
-	uint64_t size;
-	char old_type[TRACE_TYPE_MAX], new_type[TRACE_TYPE_MAX];
+	uint64_t nr_pages;
+	uint64_t set, clear;	/* LINEAR_MAP_PROT_* bits */
+	char memtype[TRACE_WORD_MAX];	/* "kept", "cached" ... */
 	int32_t ret;
 	char cause[TRACE_WORD_MAX];
 };
@@ -237,7 +234,8 @@ struct trace_cause_sum {
 	uint64_t count;		/* events */
 	uint64_t entries;	/* splits: entries split */
 	uint64_t failures;	/* attribute changes with ret != 0 */
-	uint64_t bytes;
+	uint64_t bytes;		/* splits: bytes split */
+	uint64_t pages;		/* attribute changes: pages changed */
 };
 
 struct trace_summary {
@@ -279,7 +277,7 @@ struct trace_summary {
 	struct trace_cause_sum *split_causes;
 	unsigned int nr_split_causes;
 
-	uint64_t attr_changes, attr_failures, attr_bytes;
+	uint64_t attr_changes, attr_failures, attr_pages;
 	struct trace_cause_sum *attr_causes;
 	unsigned int nr_attr_causes;
 };

@@ -8,6 +8,7 @@ no libtracecmd): the summary must be the guest's, and show the failure.
 """
 import json
 import os
+import re
 import struct
 import subprocess
 
@@ -63,10 +64,11 @@ def test_report_shows_the_injected_failure(cmadebug_bin, fixture):
     top = s["failures"]["top_pfns"]
     assert len(top) == 1 and top[0]["area"] == "reserved" and top[0]["kind"] == "file"
     # capture.sh allocates the area's largest free run over 2 pinned pages
-    # (fails), then 8 pages (succeeds) and frees them.
-    assert s["allocations"]["requests"] == 2
-    assert s["allocations"]["failed"] == 1 and s["allocations"]["succeeded"] == 1
-    assert s["latency"]["count"] == 2
+    # (fails), then 8 pages (succeeds) and frees them, then the test
+    # driver's 8 KiB coherent buffer (fimc-pool) and frees it.
+    assert s["allocations"]["requests"] == 3
+    assert s["allocations"]["failed"] == 1 and s["allocations"]["succeeded"] == 2
+    assert s["latency"]["count"] == 3
     assert s["migration"]["calls"] >= 1
     assert s["lost_events"] == 0
 
@@ -75,7 +77,7 @@ def test_report_shows_the_injected_failure(cmadebug_bin, fixture):
 def test_report_text_form(cmadebug_bin, fixture):
     p = run(cmadebug_bin, "trace", "report", str(FIXTURES / fixture / "trace" / "trace.dat"))
     assert p.returncode == 0, p.stderr
-    assert "Allocations: 2" in p.stdout.splitlines()
+    assert "Allocations: 3" in p.stdout.splitlines()
     assert any(line.split()[:1] == ["migrate"] for line in p.stdout.splitlines())
 
 
@@ -268,3 +270,60 @@ def test_report_gives_up_on_a_library_loop(cmadebug_bin, fixture, tmp_path):
     assert p.returncode in (0, 2), p.stderr
     lines = p.stderr.splitlines()
     assert len(lines) == 1 and "made no progress for 2 s" in lines[0], p.stderr
+
+
+def test_arm_trace_has_the_coherent_buffers_attribute_changes(cmadebug_bin):
+    """On arm the test driver's 8 KiB buffer is remapped non-cacheable and
+    back (__dma_remap()): two changes of 2 pages, named by the format."""
+    p = run(cmadebug_bin, "--json", "trace", "report", str(FIXTURES / "qemu-arm" / "trace" / "trace.dat"))
+    a = json.loads(p.stdout)["attr_changes"]
+    assert (a["count"], a["failures"], a["pages"]) == (2, 0, 4)
+    assert a["by_cause"] == [{"cause": "dma-remap", "count": 2, "failures": 0, "pages": 4}]
+
+
+def trace_cmd_report(fixture, env=None):
+    p = subprocess.run(["trace-cmd", "report", str(FIXTURES / fixture / "trace" / "trace.dat")],
+                       capture_output=True, text=True, timeout=60, env=env)
+    assert p.returncode == 0, p.stderr
+    return [line for line in p.stdout.splitlines() if ": " in line]
+
+
+# What the kernel's print formats make of the guests' records, word for word
+# (Debian's trace-cmd, no plugin): every enum and flag field named.
+READABLE = {
+    "cma_alloc_fail": r"name=reserved start_pfn=0x[0-9a-f]+ count=\d+ attempt=1 errorno=-16 stage=migrate "
+                      r"pfn=0x[0-9a-f]+ flags=[a-z][a-z_0-9|]* refcount=\d+ mapcount=0 migratetype=Isolate kind=file$",
+    "linear_map_attr_change": r"pfn=0x[0-9a-f]+ nr_pages=2 set=memtype clear=none memtype=(noncached|cached) "
+                              r"ret=0 cause=dma-remap$",
+}
+
+
+@pytest.mark.parametrize("fixture", INJECTED)
+def test_trace_cmd_prints_every_event_readably(fixture):
+    """trace-cmd report (Debian's) on the guest's trace.dat: no record it
+    cannot parse, and the series' events in words, not numbers."""
+    lines = trace_cmd_report(fixture)
+    assert not [line for line in lines if "FAILED TO PARSE" in line or "[UNKNOWN" in line]
+    seen = set()
+    for line in lines:
+        for event, pattern in READABLE.items():
+            if f" {event}: " in line:
+                assert re.search(pattern, line.split(f" {event}: ", 1)[1].strip()), line
+                seen.add(event)
+    want = set(READABLE) if fixture == "qemu-arm" else {"cma_alloc_fail"}
+    assert seen >= want
+
+
+@pytest.mark.parametrize("fixture", INJECTED)
+def test_trace_cmd_with_the_plugin_prints_sentences(fixture, tmp_path):
+    """The same file through tracepoints/plugin_cmadebug.so: the plugin's
+    sentences, with the names it took from the format."""
+    subprocess.run(["make", "-s", "-C", str(FIXTURES.parent.parent / "tracepoints"), f"O={tmp_path}"],
+                   check=True, capture_output=True, timeout=120)
+    lines = trace_cmd_report(fixture, env=dict(os.environ, TRACEEVENT_PLUGIN_DIR=str(tmp_path)))
+    fails = [line for line in lines if " cma_alloc_fail: " in line]
+    assert fails and all("failed in migrate" in line and " file Isolate " in line for line in fails), fails
+    assert not [line for line in lines if "FAILED TO PARSE" in line]
+    if fixture == "qemu-arm":
+        attrs = [line for line in lines if " linear_map_attr_change: " in line]
+        assert len(attrs) == 2 and all(line.rstrip().endswith(("noncached", "cached")) for line in attrs), attrs

@@ -84,7 +84,7 @@ static void test_trace_summary(struct results *r)
 	for (int i = 0; i < 3; i++) {
 		rec = add_rec(&rs, TR_ATTR_CHANGE, 2000008 + i, 0);
 		snprintf(rec->u.attr.cause, TRACE_WORD_MAX, "dma-remap");
-		rec->u.attr.size = 1 << 20;
+		rec->u.attr.nr_pages = 256;
 		rec->u.attr.ret = i == 2 ? -22 : 0;
 	}
 	/* A finish whose start was before the trace began. */
@@ -146,7 +146,8 @@ static void test_trace_summary(struct results *r)
 	CHECK(r, s.nr_split_causes == 1 && s.split_causes[0].entries == 16 &&
 		 s.split_bytes == 16 << 20, "one cma-remap split of 16 entries");
 	CHECK(r, s.attr_changes == 3 && s.attr_failures == 1 &&
-		 s.nr_attr_causes == 1 && s.attr_causes[0].bytes == 3 << 20,
+		 s.nr_attr_causes == 1 && s.attr_causes[0].pages == 3 * 256 &&
+		 s.attr_pages == 3 * 256,
 	      "three dma-remap changes, one failed");
 	trace_summary_free(&s);
 
@@ -396,6 +397,19 @@ static size_t raw_size(const struct raw *w)
 	return (w->tail + 3) & ~(size_t)3;
 }
 
+/* The value the event's print format names NAME for FIELD, or 0xffff. */
+static uint32_t raw_symbol(const struct raw *w, const char *field,
+			   const char *name)
+{
+	for (uint32_t v = 0; w->ev && v < 64; v++) {
+		const char *s = trace_symbol_name(w->ev, field, v);
+
+		if (s && !strcmp(s, name))
+			return v;
+	}
+	return 0xffff;
+}
+
 /* One failure record of the migrate stage at PFN (ULONG_MAX-less). */
 static void raw_fail(struct raw *w, struct tep_handle *tep, uint64_t ulong_max)
 {
@@ -405,12 +419,12 @@ static void raw_fail(struct raw *w, struct tep_handle *tep, uint64_t ulong_max)
 	raw_num(w, "count", 8128);
 	raw_num(w, "attempt", 1);
 	raw_num(w, "errorno", (uint32_t)-16);
-	raw_str(w, "stage", "migrate");
+	raw_num(w, "stage", raw_symbol(w, "stage", "migrate"));
 	raw_num(w, "pfn", ulong_max);
 	raw_num(w, "refcount", 2);
 	raw_num(w, "mapcount", (uint32_t)-1);
-	raw_str(w, "migratetype", "Isolate");
-	raw_str(w, "kind", "movable_ops");
+	raw_num(w, "migratetype", raw_symbol(w, "migratetype", "Isolate"));
+	raw_num(w, "kind", raw_symbol(w, "kind", "movable_ops"));
 }
 
 /* A sub-buffer holding RAWS as ring-buffer events 1 us apart. */
@@ -454,7 +468,7 @@ static void test_trace_fixture_records(struct results *r, const char *fixtures,
 	struct tep_handle *tep = fixture_tep(fixtures, name, &f);
 	struct trace_recs rs = { 0 };
 	struct trace_conv conv;
-	struct raw raws[4];
+	struct raw raws[6];
 	unsigned char page[4096];
 	size_t end;
 	const struct trace_alloc_fail *fl;
@@ -481,8 +495,23 @@ static void test_trace_fixture_records(struct results *r, const char *fixtures,
 	raw_num(&raws[3], "succeeded", 30);
 	raw_num(&raws[3], "failed", 1);
 	raw_num(&raws[3], "reason", 6);
+	raw_begin(&raws[4], tep, "linear_map", "linear_map_split", 1);
+	raw_num(&raws[4], "pfn", 0x57000);
+	raw_num(&raws[4], "size", 16 << 20);
+	raw_num(&raws[4], "from_shift", 20);
+	raw_num(&raws[4], "to_shift", 12);
+	raw_num(&raws[4], "count", 16);
+	raw_num(&raws[4], "cause", raw_symbol(&raws[4], "cause", "cma-remap"));
+	raw_begin(&raws[5], tep, "linear_map", "linear_map_attr_change", 1);
+	raw_num(&raws[5], "pfn", 0x57000);
+	raw_num(&raws[5], "nr_pages", 2);
+	raw_num(&raws[5], "set", 1u << 4);
+	raw_num(&raws[5], "memtype",
+		raw_symbol(&raws[5], "memtype", "noncached"));
+	raw_num(&raws[5], "ret", (uint32_t)-22);
+	raw_num(&raws[5], "cause", raw_symbol(&raws[5], "cause", "dma-remap"));
 
-	end = make_page(page, sizeof(page), long_size, raws, 4,
+	end = make_page(page, sizeof(page), long_size, raws, 6,
 			(1ULL << 31) | (1ULL << 30));
 	/* The count of lost events follows the data (RB_MISSED_STORED). */
 	if (long_size == 4)
@@ -491,9 +520,9 @@ static void test_trace_fixture_records(struct results *r, const char *fixtures,
 		memcpy(page + end, &(uint64_t){ 3 }, 8);
 	CHECK(r, !trace_page_parse(&conv, page, sizeof(page), long_size, 1, &rs, NULL),
 	      "%s: the synthesized page parses", name);
-	CHECK_U64(r, "records of the page", 4, rs.nr);
+	CHECK_U64(r, "records of the page", 6, rs.nr);
 	CHECK_U64(r, "lost events stored in the page", 3, rs.lost);
-	if (rs.nr == 4) {
+	if (rs.nr == 6) {
 		CHECK(r, rs.rec[0].kind == TR_ALLOC_START &&
 			 !strcmp(rs.rec[0].u.start.area, "reserved") &&
 			 rs.rec[0].u.start.count == 8128 && rs.rec[0].pid == 42 &&
@@ -514,6 +543,20 @@ static void test_trace_fixture_records(struct results *r, const char *fixtures,
 			 rs.rec[3].u.migrate.contig_range &&
 			 rs.rec[3].u.migrate.succeeded == 30,
 		      "mm_migrate_pages reason contig_range");
+		CHECK(r, rs.rec[4].kind == TR_SPLIT &&
+			 rs.rec[4].u.split.pfn == 0x57000 &&
+			 rs.rec[4].u.split.from_shift == 20 &&
+			 rs.rec[4].u.split.to_shift == 12 &&
+			 rs.rec[4].u.split.count == 16 &&
+			 !strcmp(rs.rec[4].u.split.cause, "cma-remap"),
+		      "linear_map_split: pfn, sizes, count, cause named");
+		CHECK(r, rs.rec[5].kind == TR_ATTR_CHANGE &&
+			 rs.rec[5].u.attr.nr_pages == 2 &&
+			 rs.rec[5].u.attr.set == 1u << 4 &&
+			 rs.rec[5].u.attr.ret == -22 &&
+			 !strcmp(rs.rec[5].u.attr.memtype, "noncached") &&
+			 !strcmp(rs.rec[5].u.attr.cause, "dma-remap"),
+		      "linear_map_attr_change: pages, masks, memtype, cause");
 	}
 
 	/* A commit beyond the page, or a string beyond its record: refused. */

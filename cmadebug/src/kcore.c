@@ -444,6 +444,7 @@ static int alias_page(struct alias_walk *aw, uint64_t va, uint64_t pa,
 	if (grow_array((void **)&rep->c, rep->nr, &aw->cap, sizeof(*rep->c)))
 		return -ENOMEM;
 	c = &rep->c[rep->nr++];
+	rep->hazards++;		/* no vmalloc flags here: unclassified */
 	memset(c, 0, sizeof(*c));
 	c->pfn = pa / aw->page_size;
 	c->pages = 1;

@@ -580,7 +580,28 @@ static int conflict_kv(void *ctx, const char *key, size_t klen,
 		return none ? 0 : COPY_WORD(val, vlen, c->caller);
 	if (key_is(key, klen, "cma"))
 		return none ? 0 : COPY_WORD(val, vlen, c->cma);
+	if (key_is(key, klen, "class")) {
+		if (key_is(val, vlen, "hazard"))
+			c->cls = ALIAS_HAZARD;
+		else if (key_is(val, vlen, "sanctioned"))
+			c->cls = ALIAS_SANCTIONED;
+		else
+			return -EINVAL;
+		return 0;
+	}
 	return 0;	/* a field a newer kernel added */
+}
+
+const char *alias_class_name(enum alias_class cls)
+{
+	switch (cls) {
+	case ALIAS_HAZARD:
+		return "hazard";
+	case ALIAS_SANCTIONED:
+		return "sanctioned";
+	default:
+		return NULL;
+	}
 }
 
 static int checked_kv(void *ctx, const char *key, size_t klen,
@@ -618,6 +639,10 @@ static int alias_count_kv(void *ctx, const char *key, size_t klen,
 		a->seen |= 4;
 		return parse_u64(val, vlen, &a->rep->unlisted_pages);
 	}
+	if (key_is(key, klen, "sanctioned"))
+		return parse_u64(val, vlen, &a->rep->sanctioned);
+	if (key_is(key, klen, "sanctioned_pages"))
+		return parse_u64(val, vlen, &a->rep->sanctioned_pages);
 	if (key_is(key, klen, "incomplete")) {
 		a->rep->incomplete = key_is(val, vlen, "1");
 		return a->rep->incomplete ? 0 : -EINVAL;
@@ -629,7 +654,7 @@ int alias_parse(const char *buf, size_t len, struct alias_report *rep)
 {
 	const char *p = buf, *end = buf + len, *line;
 	struct alias_count cl = { .rep = rep };
-	uint64_t listed = 0;
+	uint64_t listed = 0, sanctioned = 0, sanctioned_listed = 0;
 	unsigned int cap = 0;
 	bool done = false;
 	size_t n;
@@ -660,6 +685,7 @@ int alias_parse(const char *buf, size_t len, struct alias_report *rep)
 			done = true;
 		} else {
 			struct alias_conflict *c;
+			uint64_t *sum;
 
 			if (rep->checked[0]) {
 				ret = -EINVAL;	/* conflicts come first */
@@ -676,17 +702,25 @@ int alias_parse(const char *buf, size_t len, struct alias_report *rep)
 				ret = -EINVAL;
 			if (ret)
 				goto fail;
-			if (listed > UINT64_MAX - c->pages) {
+			sum = c->cls == ALIAS_SANCTIONED ? &sanctioned_listed : &listed;
+			if (*sum > UINT64_MAX - c->pages) {
 				ret = -ERANGE;
 				goto fail;
 			}
-			listed += c->pages;
+			*sum += c->pages;
+			if (c->cls == ALIAS_SANCTIONED)
+				sanctioned++;
+			else
+				rep->hazards++;
 			rep->nr++;
 		}
 	}
 	/* A read cut short has no count line, or one that disagrees. */
-	if (!done || cl.seen != 7 || !rep->checked[0] || cl.count != rep->nr ||
-	    listed > rep->pages || rep->pages - listed != rep->unlisted_pages) {
+	if (!done || cl.seen != 7 || !rep->checked[0] ||
+	    cl.count != rep->hazards || listed > rep->pages ||
+	    rep->pages - listed != rep->unlisted_pages ||
+	    rep->sanctioned != sanctioned ||
+	    rep->sanctioned_pages != sanctioned_listed) {
 		ret = -EINVAL;
 		goto fail;
 	}

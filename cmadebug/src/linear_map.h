@@ -135,7 +135,20 @@ int attr_changes_parse(const char *buf, size_t len,
  */
 #define ALIAS_CALLER_MAX	640
 
+/*
+ * What the kernel made of a conflict (class=): a hazard, or an alias the
+ * architecture sanctions (arm64's non-cacheable DMA remap of a cacheable
+ * linear page).  Unclassified: a kernel before class=, or /proc/kcore;
+ * counted with the hazards.
+ */
+enum alias_class {
+	ALIAS_UNCLASSIFIED,
+	ALIAS_HAZARD,
+	ALIAS_SANCTIONED,
+};
+
 struct alias_conflict {
+	enum alias_class cls;
 	uint64_t pfn;
 	uint64_t pages;
 	uint64_t linear;		/* linear-map address */
@@ -155,25 +168,33 @@ struct alias_report {
 	unsigned int nr;
 	char checked[ALIAS_LIST_MAX];		/* "linear,modules,..." */
 	char not_checked[ALIAS_LIST_MAX];
-	uint64_t pages;			/* conflicting pages, listed or not */
+	uint64_t hazards;		/* conflict lines not sanctioned */
+	uint64_t pages;			/* their pages and the unlisted ones */
+	uint64_t sanctioned;		/* conflict lines the arch sanctions */
+	uint64_t sanctioned_pages;
 	uint64_t unlisted_pages;
 	bool incomplete;		/* the kernel could not check everything */
 };
 
 /*
  * linear_map/alias_check: conflict lines, the checked= line, then
- * "count=N pages=N unlisted_pages=N [incomplete=1]".  -EINVAL for a
- * malformed line, and for a missing count line or one that disagrees with
- * the lines above it (a truncated read).
+ * "count=N pages=N [sanctioned=N sanctioned_pages=N] unlisted_pages=N
+ * [incomplete=1]", where count and pages are the hazards (and the pages
+ * beyond the list, not classified).  -EINVAL for a malformed line, and for
+ * a missing count line or one that disagrees with the lines above it (a
+ * truncated read).
  */
 int alias_parse(const char *buf, size_t len, struct alias_report *rep);
 void alias_free(struct alias_report *rep);
 
-/* A conflict was found: exit status 3. */
+/* A hazard was found (sanctioned aliases alone are not): exit status 3. */
 static inline bool alias_found(const struct alias_report *rep)
 {
-	return rep->nr || rep->pages;
+	return rep->hazards || rep->pages;
 }
+
+/* "hazard", "sanctioned", or NULL when unclassified. */
+const char *alias_class_name(enum alias_class cls);
 
 /*
  * Loaders.  Print one error line and return an exit code; a kernel

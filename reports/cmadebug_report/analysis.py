@@ -119,7 +119,10 @@ def _linear_map_summary(snap):
         alias["reason"] = lm.reason_alias
     else:
         alias["conflicts"] = lm.conflicts
+        alias["hazards"] = sum(1 for c in lm.conflicts if c["class"] != "sanctioned")
         alias["pages"] = lm.alias_pages
+        alias["sanctioned"] = len(lm.conflicts) - alias["hazards"]
+        alias["sanctioned_pages"] = lm.sanctioned_pages
         alias["unlisted_pages"] = lm.unlisted_pages
         alias["incomplete"] = lm.incomplete
     return {"layout": layout, "alias": alias}
@@ -269,10 +272,12 @@ def _ov_alias(s):
     al = s["linear_map"]["alias"]
     if not al["available"]:
         return _na(al["reason"])
-    n = len(al["conflicts"])
+    n = al["hazards"]
     return _cell(f"{n} ({al['pages']} page{'s' if al['pages'] != 1 else ''}"
                  + (f", {al['unlisted_pages']} not listed" if al["unlisted_pages"] else "")
-                 + (", incomplete check" if al["incomplete"] else "") + ")", n)
+                 + (", incomplete check" if al["incomplete"] else "") + ")"
+                 + (f"; {al['sanctioned']} sanctioned ({al['sanctioned_pages']} pages)"
+                    if al["sanctioned"] else ""), n)
 
 
 def _text_cell(key, what):
@@ -295,7 +300,7 @@ OVERVIEW_ROWS = [
     ("splits", "linear-map entries split (linear_map/splits)", _ov_splits, True),
     ("smallest", "linear map in its smallest entries", _ov_smallest, False),
     ("attr", "linear-map attribute changes", _ov_attr, False),
-    ("alias", "alias conflicts (pages mapped twice, different cacheability)", _ov_alias, True),
+    ("alias", "alias hazards (pages mapped twice, different cacheability, not sanctioned)", _ov_alias, True),
 ]
 
 

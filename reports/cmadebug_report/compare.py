@@ -252,7 +252,8 @@ def _alias(b):
     lm = b.after.linear_map
     if lm.conflicts is None:
         return {"available": False, "reason": lm.reason_alias}
-    return {"available": True, "count": len(lm.conflicts), "pages": lm.alias_pages,
+    hazards = [c for c in lm.conflicts if c["class"] != "sanctioned"]
+    return {"available": True, "count": len(hazards), "pages": lm.alias_pages,
             "unlisted_pages": lm.unlisted_pages, "incomplete": lm.incomplete,
             "conflicts": lm.conflicts}
 

@@ -247,12 +247,15 @@ def linear_map_section(sid, s):
     elif not al["conflicts"] and not al["pages"]:
         out.append("<p>No page is mapped twice with memory types of different cacheability.</p>")
     else:
-        out.append(f"<p>{len(al['conflicts'])} conflicts, {al['pages']} pages"
+        out.append(f"<p>{al['hazards']} hazards, {al['pages']} pages"
                    + (f" ({al['unlisted_pages']} not listed)" if al["unlisted_pages"] else "")
+                   + (f"; {al['sanctioned']} sanctioned aliases, {al['sanctioned_pages']} pages "
+                      "(non-cacheable DMA remaps the architecture makes safe)" if al["sanctioned"] else "")
                    + ("; the kernel could not check everything" if al["incomplete"] else "") + ".</p>")
-        out.append(table(["pfn", "pages", "linear address", "linear type", "alias address", "alias type",
-                          "region", "CMA area", "mapped by"],
-                         [[f"{c['pfn']:#x}", str(c["pages"]), f"{c['linear']:#x}", c["linear_type"],
+        out.append(table(["class", "pfn", "pages", "linear address", "linear type", "alias address",
+                          "alias type", "region", "CMA area", "mapped by"],
+                         [[c["class"] or "hazard", f"{c['pfn']:#x}", str(c["pages"]), f"{c['linear']:#x}",
+                           c["linear_type"],
                            "none" if c["alias"] is None else f"{c['alias']:#x}", c["alias_type"],
                            c["region"], c["cma"] or "-", c["caller"] or "-"]
                           for c in al["conflicts"]]))

@@ -108,9 +108,12 @@ class LinearMap:
                each entry size covers now, largest first
     splits:    [(from, to, cause, count)], or None without linear_map/
     attr_changes: [(cause, changes, failures, bytes)], or None without linear_map/
-    conflicts: [dict] with pfn, pages, linear, linear_type, alias (None for a
-               failed change), alias_type, region, cma, caller
-    alias_pages, unlisted_pages, incomplete: the alias_check count line
+    conflicts: [dict] with class ("hazard", "sanctioned", or None where the
+               kernel does not classify: a hazard), pfn, pages, linear,
+               linear_type, alias (None for a failed change), alias_type,
+               region, cma, caller
+    alias_pages, sanctioned_pages, unlisted_pages, incomplete: the
+               alias_check count line (alias_pages: the hazards')
     Each is None when the snapshot lacks it; reason says why.
     """
     source: object = None
@@ -119,6 +122,7 @@ class LinearMap:
     attr_changes: object = None
     conflicts: object = None
     alias_pages: object = None
+    sanctioned_pages: object = None
     unlisted_pages: object = None
     incomplete: object = None
     reason_layout: str = LINEAR_MAP_MISSING
@@ -324,16 +328,22 @@ def parse_linear_map(c, doc, missing):
         lm.conflicts = []
         for i, a in enumerate(c.items(al, "conflicts", "alias")):
             w = f"alias.conflicts[{i}]"
-            rec = {k: c.get(a, k, int, w) for k in ("pfn", "pages", "linear")}
+            rec = {"class": c.get(a, "class", str, w, optional=True)}
+            rec.update({k: c.get(a, k, int, w) for k in ("pfn", "pages", "linear")})
             rec["alias"] = c.get(a, "alias", int, w, optional=True)
             for k in ("linear_type", "alias_type", "region"):
                 rec[k] = c.get(a, k, str, w)
             for k in ("cma", "caller"):
                 rec[k] = c.get(a, k, str, w, optional=True)
             lm.conflicts.append(rec)
+        sanctioned = [r for r in lm.conflicts if r["class"] == "sanctioned"]
         nr = c.get(al, "count", int, "alias")
-        if nr != len(lm.conflicts):
-            c.fail("alias.count", f"{nr}, but {len(lm.conflicts)} conflicts listed")
+        if nr != len(lm.conflicts) - len(sanctioned):
+            c.fail("alias.count", f"{nr}, but {len(lm.conflicts) - len(sanctioned)} hazards listed")
+        nr = c.get(al, "sanctioned", int, "alias", optional=True) or 0
+        if nr != len(sanctioned):
+            c.fail("alias.sanctioned", f"{nr}, but {len(sanctioned)} sanctioned aliases listed")
+        lm.sanctioned_pages = c.get(al, "sanctioned_pages", int, "alias", optional=True) or 0
         lm.alias_pages = c.get(al, "pages", int, "alias")
         lm.unlisted_pages = c.get(al, "unlisted_pages", int, "alias")
         lm.incomplete = c.get(al, "incomplete", bool, "alias")

@@ -132,14 +132,17 @@ def format_linear_map(lm):
                 for a in changes) or "none"))
     al = lm["alias"]
     if not al["available"]:
-        out.append(f"  alias conflicts: {al['reason']}")
+        out.append(f"  alias hazards: {al['reason']}")
     else:
-        out.append(f"  alias conflicts: {len(al['conflicts'])} ({al['pages']} pages"
+        out.append(f"  alias hazards: {al['hazards']} ({al['pages']} pages"
                    + (f", {al['unlisted_pages']} not listed" if al["unlisted_pages"] else "")
-                   + (", incomplete check" if al["incomplete"] else "") + ")")
+                   + (", incomplete check" if al["incomplete"] else "") + ")"
+                   + (f"; sanctioned: {al['sanctioned']} ({al['sanctioned_pages']} pages)"
+                      if al["sanctioned"] else ""))
         for c in al["conflicts"]:
             alias = f"{c['alias']:#x}" if c["alias"] is not None else "none"
-            out.append(f"    pfn {c['pfn']:#x} x{c['pages']}: {c['linear']:#x} {c['linear_type']} / "
+            out.append(f"    {c['class'] or 'hazard'} pfn {c['pfn']:#x} x{c['pages']}: "
+                       f"{c['linear']:#x} {c['linear_type']} / "
                        f"{alias} {c['alias_type']} ({c['region']}, CMA {c['cma'] or '-'}, "
                        f"{c['caller'] or '-'})")
     return out

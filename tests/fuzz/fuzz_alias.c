@@ -11,17 +11,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct alias_report rep;
-	uint64_t listed = 0;
+	uint64_t hazards = 0, listed = 0, sanctioned = 0, sanctioned_listed = 0;
 	int ret = alias_parse((const char *)data, size, &rep);
 
 	if (ret == 0) {
-		/* A report that parsed is whole: its counts add up. */
+		/* A report that parsed is whole: each class's counts add up. */
 		for (unsigned int i = 0; i < rep.nr; i++) {
 			if (!rep.c[i].pages || !rep.c[i].region[0])
 				abort();
-			listed += rep.c[i].pages;
+			if (rep.c[i].cls == ALIAS_SANCTIONED) {
+				sanctioned++;
+				sanctioned_listed += rep.c[i].pages;
+			} else {
+				hazards++;
+				listed += rep.c[i].pages;
+			}
 		}
-		if (!rep.checked[0] || listed + rep.unlisted_pages != rep.pages)
+		if (!rep.checked[0] || listed + rep.unlisted_pages != rep.pages ||
+		    hazards != rep.hazards || sanctioned != rep.sanctioned ||
+		    sanctioned_listed != rep.sanctioned_pages ||
+		    alias_found(&rep) != (hazards || rep.pages))
 			abort();
 	} else if (ret != -EINVAL && ret != -ERANGE && ret != -ENOMEM) {
 		abort();

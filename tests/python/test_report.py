@@ -294,8 +294,8 @@ def test_overview_cells_of_the_fixture_snapshots(three):
              (None, "1.25 MiB of 1024 MiB in 4k entries (0.1%; from meminfo)"),
              (None, "1.25 MiB of 1024 MiB in 4k entries (0.1%; from ptdump)")],
         "linear-map attribute changes": [(None, "dma-remap 3 (1.02 MiB), 0 failed"), (None, "none"), na_ptdump],
-        "alias conflicts (pages mapped twice, different cacheability)":
-            [("best", "1 (1 page)"), ("worse", "3 (289 pages)"),
+        "alias hazards (pages mapped twice, different cacheability, not sanctioned)":
+            [("even", "1 (1 page)"), ("even", "1 (1 page); 2 sanctioned (288 pages)"),
              ("unknown", "not available (alias: the linear_map patches (debugfs linear_map/alias_check), "
                          "or on arm64 a readable /proc/kcore (CONFIG_PROC_KCORE, live only))")],
     }
@@ -429,7 +429,7 @@ def test_linear_map_from_real_snapshots(fixture_snapshots, tmp_path):
         in res.stdout
     assert "linear-map splits: 16 1M->4k (cma-remap)" in res.stdout
     assert "linear-map attribute changes: dma-remap 3 (1.02 MiB), 0 failed" in res.stdout
-    assert "alias conflicts: 1 (1 pages)" in res.stdout
+    assert "alias hazards: 1 (1 pages)" in res.stdout
     assert "MEM/CACHED/WBRA / 0xf089e000 MEM/BUFFERABLE/WC (vmalloc, CMA -, linear_map_alias_add_write" \
         in res.stdout
     page = check_page((tmp_path / "r.html").read_text())
@@ -445,7 +445,7 @@ def test_linear_map_of_the_unpatched_kernel(fixture_snapshots, tmp_path):
     assert res.returncode == 0, res.stderr
     assert "linear map by mapping size (from ptdump): 32M 992 MiB (96.9%)" in res.stdout
     assert "linear-map splits: not available (layout derived from ptdump" in res.stdout
-    assert "alias conflicts: not available in this snapshot (alias: the linear_map patches" in res.stdout
+    assert "alias hazards: not available in this snapshot (alias: the linear_map patches" in res.stdout
     page = check_page((tmp_path / "r.html").read_text())
     assert "derived from ptdump's kernel_page_tables" in page.all_text
 
@@ -456,7 +456,7 @@ def test_linear_map_null_names_the_reason(fixture_snapshots, tmp_path):
     res = report(snap)
     assert res.returncode == 0, res.stderr
     assert "linear map: not available in this snapshot (splits: the linear_map patches" in res.stdout
-    assert f"alias conflicts: {NA_LINEAR}" in res.stdout
+    assert f"alias hazards: {NA_LINEAR}" in res.stdout
 
 
 def assert_one_line(res, code, *words):
@@ -488,7 +488,8 @@ def test_bad_input_is_one_line_exit_2(tmp_path, content, words):
     (lambda d: d["areas"]["areas"][0].update(used_pages="x"), ["areas.areas[0].used_pages", "integer"]),
     (lambda d: d["bitmap"]["runs"][0].update(area="nowhere"), ["bitmap.runs[0]", "unknown area"]),
     (lambda d: d["failures"]["failures"][0].pop("stage"), ["failures.failures[0].stage", "missing"]),
-    (lambda d: d["alias"].update(count=3), ["alias.count", "1 conflicts listed"]),
+    (lambda d: d["alias"].update(count=3), ["alias.count", "1 hazards listed"]),
+    (lambda d: d["alias"]["conflicts"][0].update({"class": "sanctioned"}), ["alias.count", "0 hazards listed"]),
     (lambda d: d["splits"]["layout"][0].pop("bytes"), ["splits.layout[0].bytes", "missing"]),
 ])
 def test_malformed_snapshot_is_one_line_exit_2(fixture_snapshots, tmp_path, edit, words):

@@ -81,6 +81,11 @@ count_of() {
 	tail -n 1 "$1" | sed -n 's/^count=\([0-9]*\) .*/\1/p'
 }
 
+# sanctioned_of FILE: the sanctioned aliases alias_check's count line counts.
+sanctioned_of() {
+	tail -n 1 "$1" | sed -n 's/.* sanctioned=\([0-9]*\) .*/\1/p'
+}
+
 # split_line CAUSE PHYS: the splits record of CAUSE at physical address PHYS.
 split_line() {
 	grep "^cause=$1 .* phys=$2 " $LM/splits
@@ -198,7 +203,8 @@ test_alias_injection_found_and_removed() {
 	cat $LM/alias_check >/tmp/alias1.txt
 	sed 's/^/# /' /tmp/alias1.txt
 	t_eq "conflicts after injecting one page" $((before + 1)) "$(count_of /tmp/alias1.txt)" || return 1
-	grep -q "^pfn=$pfn pages=1 linear=.* alias=$addr alias_type=[^ ]* region=vmalloc caller=linear_map_alias_add_write" /tmp/alias1.txt ||
+	# a write-combined vmap of a cached page: a hazard on every arch
+	grep -q "^pfn=$pfn pages=1 class=hazard linear=.* alias=$addr alias_type=[^ ]* region=vmalloc caller=linear_map_alias_add_write" /tmp/alias1.txt ||
 		t_fail "no alias_check line for pfn $pfn at $addr" || return 1
 	echo "$addr" >$LM/inject/alias_remove || t_fail "alias_remove $addr failed" || return 1
 	t_eq "injected aliases after removal" count=0 "$(cat $LM/inject/aliases)" || return 1
@@ -258,37 +264,46 @@ test_alias_check_during_alloc_free() {
 	n=0
 	while [ $n -lt 20 ]; do
 		cat $LM/alias_check >/tmp/alias-loop.txt || t_fail "read $n failed" || break
-		tail -n 1 /tmp/alias-loop.txt | grep -Eq '^count=[0-9]+ pages=[0-9]+ unlisted_pages=[0-9]+$' ||
+		tail -n 1 /tmp/alias-loop.txt | grep -Eq '^count=[0-9]+ pages=[0-9]+ sanctioned=[0-9]+ sanctioned_pages=[0-9]+ unlisted_pages=[0-9]+$' ||
 			t_fail "read $n ends with '$(tail -n 1 /tmp/alias-loop.txt)'" || break
-		lines=$(grep -c '^pfn=' /tmp/alias-loop.txt)
-		t_eq "read $n: listed lines vs count" "$lines" "$(count_of /tmp/alias-loop.txt)" || break
+		lines=$(grep -c '^pfn=[^ ]* pages=[^ ]* class=hazard ' /tmp/alias-loop.txt)
+		t_eq "read $n: hazard lines vs count" "$lines" "$(count_of /tmp/alias-loop.txt)" || break
+		lines=$(grep -c '^pfn=[^ ]* pages=[^ ]* class=sanctioned ' /tmp/alias-loop.txt)
+		t_eq "read $n: sanctioned lines vs sanctioned" "$lines" "$(sanctioned_of /tmp/alias-loop.txt)" || break
 		n=$((n + 1))
 	done
 	wait $writer
 	[ $n = 20 ] && t_eq "buffers left" count=0 "$(cat /sys/kernel/debug/dma-cma-test/$dev/buffers)"
 }
 
-# buffer_alias_listed DEV PATTERN: one 8 KiB coherent buffer of DEV adds
-# exactly one alias_check line, "pfn=<its pfn> pages=2 PATTERN", which goes
-# away when the buffer is freed.
+# buffer_alias_listed DEV CLASS PATTERN: one 8 KiB coherent buffer of DEV
+# adds exactly one alias_check line, "pfn=<its pfn> pages=2 class=CLASS
+# PATTERN", counted as CLASS, which goes away when the buffer is freed.
 buffer_alias_listed() {
 	bind_test_device $1 || t_fail "binding $1 failed" || return 1
-	before=$(count_of $LM/alias_check)
+	case $2 in
+	hazard) count=count_of other=sanctioned_of ;;
+	*) count=sanctioned_of other=count_of ;;
+	esac
+	before=$($count $LM/alias_check)
+	others=$($other $LM/alias_check)
 	echo 8192 >/sys/kernel/debug/dma-cma-test/$1/alloc || t_fail "alloc 8192 failed" || return 1
 	pfn=$(last_buffer_pfn $1)
 	cat $LM/alias_check >/tmp/alias-buf.txt
 	echo 1 >/sys/kernel/debug/dma-cma-test/$1/free
 	sed 's/^/# /' /tmp/alias-buf.txt
-	t_eq "conflicts with one buffer" $((before + 1)) "$(count_of /tmp/alias-buf.txt)" || return 1
-	grep -q "^pfn=$pfn pages=2 $2" /tmp/alias-buf.txt ||
+	t_eq "$2 aliases with one buffer" $((before + 1)) "$($count /tmp/alias-buf.txt)" || return 1
+	t_eq "the other class's count" "$others" "$($other /tmp/alias-buf.txt)" || return 1
+	grep -q "^pfn=$pfn pages=2 class=$2 $3" /tmp/alias-buf.txt ||
 		t_fail "no alias line for the buffer at pfn $pfn" || return 1
-	t_eq "conflicts after free" "$before" "$(count_of $LM/alias_check)"
+	t_eq "$2 aliases after free" "$before" "$($count $LM/alias_check)"
 }
 
 # arm64: a non-coherent device's coherent buffer is a NC vmap alias of
-# cached linear-map pages (dma-direct's remap): mainline behaviour, found.
+# cached linear-map pages (dma-direct's remap, VM_DMA_COHERENT): found,
+# and sanctioned (ARMv8 and arch_dma_prep_coherent() make it safe).
 test_noncoherent_buffer_alias_found() {
-	buffer_alias_listed cmadebug-fimc \
+	buffer_alias_listed cmadebug-fimc sanctioned \
 		"linear=[^ ]* linear_type=MEM/NORMAL[^ ]* alias=[^ ]* alias_type=MEM/NORMAL-NC region=vmalloc .* cma=fimc-pool$"
 }
 
@@ -376,7 +391,7 @@ test_bad_split_parameter_rejected() {
 # arm, cma=0: the plain device's buffers come from the remap allocator, a
 # write-combined vmap over cached sections: a mainline hazard, reported.
 test_remap_allocator_alias_found() {
-	buffer_alias_listed cmadebug-plain \
+	buffer_alias_listed cmadebug-plain hazard \
 		"linear=[^ ]* linear_type=MEM/CACHED/[A-Z]* alias=[^ ]* alias_type=MEM/BUFFERABLE/WC region=vmalloc caller=[^ ]* cma=none$"
 }
 
@@ -658,9 +673,31 @@ test_cmadebug_alias_exit_status() {
 	echo "$addr" >$LM/inject/alias_remove
 	sed 's/^/# /' /tmp/alias-cli.txt
 	t_eq "exit status with an injected alias" 3 $rc || return 1
-	t_eq "conflicts cmadebug counted" "Conflicts: $((base + 1))" "$(grep '^Conflicts:' /tmp/alias-cli.txt)" || return 1
+	t_eq "hazards cmadebug counted" "Hazards: $((base + 1))" "$(grep '^Hazards:' /tmp/alias-cli.txt)" || return 1
 	cmadebug alias >/dev/null 2>&1
 	t_eq "exit status after removal (as before injecting)" $before $?
+}
+
+# arm64 at boot: the atomic DMA pool and the non-coherent test devices'
+# buffers are sanctioned aliases, no hazard: cmadebug alias lists them and
+# exits 0; an injected write-combined alias makes it exit 3.
+test_cmadebug_alias_sanctioned_exits_0() {
+	cat $LM/alias_check >/tmp/alias-boot.txt
+	sed 's/^/# /' /tmp/alias-boot.txt
+	t_eq "hazards at boot" 0 "$(count_of /tmp/alias-boot.txt)" || return 1
+	n=$(sanctioned_of /tmp/alias-boot.txt)
+	[ "${n:-0}" -gt 0 ] || t_fail "no sanctioned alias at boot (the atomic pool)" || return 1
+	cmadebug alias >/tmp/alias-cli.txt 2>&1
+	rc=$?
+	sed 's/^/# /' /tmp/alias-cli.txt
+	t_eq "exit status with sanctioned aliases only" 0 $rc || return 1
+	t_eq "sanctioned aliases cmadebug counted" "Sanctioned: $n" "$(grep '^Sanctioned:' /tmp/alias-cli.txt)" || return 1
+	echo 1 >$LM/inject/alias_add || t_fail "alias_add failed" || return 1
+	cmadebug alias >/dev/null 2>&1
+	rc=$?
+	addr=$(sed -n 's/^alias=\(0x[0-9a-f]*\) .*/\1/p' $LM/inject/aliases)
+	echo "$addr" >$LM/inject/alias_remove
+	t_eq "exit status with an injected write-combined alias" 3 $rc
 }
 
 # levels FILE: "LEVEL=BYTES" per layout entry of a --pretty splits document
@@ -700,9 +737,10 @@ test_kcore_alias_equals_alias_check() {
 	echo "$addr" >$LM/inject/alias_remove
 	sed 's/^/# /' /tmp/alias-kcore.txt
 	t_eq "alias --kcore exit status (conflicts)" 3 $rc || return 1
-	sed -n 's/^pfn=\([^ ]*\) pages=\([^ ]*\) linear=\([^ ]*\) linear_type=\([^ ]*\) alias=\(0x[^ ]*\) alias_type=\([^ ]*\) region=\([^ ]*\) .*/\1 \2 \3 \4 \5 \6 \7/p' \
+	sed -n 's/^pfn=\([^ ]*\) pages=\([^ ]*\) class=[^ ]* linear=\([^ ]*\) linear_type=\([^ ]*\) alias=\(0x[^ ]*\) alias_type=\([^ ]*\) region=\([^ ]*\) .*/\1 \2 \3 \4 \5 \6 \7/p' \
 		/tmp/alias-k.txt | sort >/tmp/alias-k.want
-	awk '$1 ~ /^0x/ { print $1, $2, $3, $4, $5, $6, $7 }' /tmp/alias-kcore.txt | sort >/tmp/alias-k.got
+	# the text's CLASS column is "-": /proc/kcore has no vmalloc flags
+	awk '$2 ~ /^0x/ { print $2, $3, $4, $5, $6, $7, $8 }' /tmp/alias-kcore.txt | sort >/tmp/alias-k.got
 	[ -s /tmp/alias-k.want ] || t_fail "alias_check listed no alias" || return 1
 	t_eq "conflicts (kcore vs alias_check)" "$(tr '\n' ';' </tmp/alias-k.want)" "$(tr '\n' ';' </tmp/alias-k.got)"
 }
@@ -733,7 +771,8 @@ LM_ARM_MAIN_TESTS="
 	test_alias_check_clean_at_boot
 	test_coherent_alloc_traces_attr_change"
 LM_ARM64_MAIN_TESTS="
-	test_noncoherent_buffer_alias_found"
+	test_noncoherent_buffer_alias_found
+	test_cmadebug_alias_sanctioned_exits_0"
 # on the boards whose linear map holds still between two reads: not with
 # KFENCE (the debug and UEFI boards) or debug_pagealloc=on (the KASAN
 # board, whose shadow also lies where the walk assumes the linear map)

@@ -1314,6 +1314,50 @@ static void test_linear_map_parsers(struct results *r)
 	      "pages that do not add up");
 	CHECK(r, alias_parse(alias, 200, &rep) == -EINVAL, "alias cut before its count line");
 	{
+		/* arm64: two DMA remaps the architecture sanctions, one
+		 * injected write-combined vmap; the counts are the hazards'. */
+		static const char classed[] =
+			"pfn=0x10 pages=2 class=sanctioned linear=0x1 linear_type=A alias=0x2 "
+			"alias_type=B region=vmalloc caller=none cma=none\n"
+			"pfn=0x20 pages=1 class=hazard linear=0x3 linear_type=A alias=0x4 "
+			"alias_type=B region=vmalloc caller=none cma=none\n"
+			"pfn=0x30 pages=4 class=sanctioned linear=0x5 linear_type=A alias=0x6 "
+			"alias_type=B region=vmalloc caller=none cma=none\n"
+			"checked=linear not_checked=user\n"
+			"count=1 pages=1 sanctioned=2 sanctioned_pages=6 unlisted_pages=0\n";
+		static const char only_sanctioned[] =
+			"pfn=0x10 pages=2 class=sanctioned linear=0x1 linear_type=A alias=0x2 "
+			"alias_type=B region=vmalloc caller=none cma=none\n"
+			"checked=linear not_checked=user\n"
+			"count=0 pages=0 sanctioned=1 sanctioned_pages=2 unlisted_pages=0\n";
+		static const char no_trailer[] =
+			"pfn=0x10 pages=2 class=sanctioned linear=0x1 linear_type=A alias=0x2 "
+			"alias_type=B region=vmalloc caller=none cma=none\n"
+			"checked=linear not_checked=user\ncount=0 pages=0 unlisted_pages=0\n";
+		char bad_class[] =
+			"pfn=0x10 pages=2 class=maybe linear=0x1 linear_type=A alias=0x2 "
+			"alias_type=B region=vmalloc caller=none cma=none\n"
+			"checked=linear not_checked=user\ncount=1 pages=2 unlisted_pages=0\n";
+
+		CHECK(r, alias_parse(classed, sizeof(classed) - 1, &rep) == 0 && rep.nr == 3 &&
+			 rep.hazards == 1 && rep.pages == 1 && rep.sanctioned == 2 &&
+			 rep.sanctioned_pages == 6 && rep.c[0].cls == ALIAS_SANCTIONED &&
+			 rep.c[1].cls == ALIAS_HAZARD && alias_found(&rep),
+		      "alias: hazards and sanctioned aliases counted apart");
+		alias_free(&rep);
+		CHECK(r, alias_parse(only_sanctioned, sizeof(only_sanctioned) - 1, &rep) == 0 &&
+			 rep.nr == 1 && !alias_found(&rep),
+		      "alias: sanctioned aliases alone are no finding (exit 0)");
+		alias_free(&rep);
+		CHECK(r, alias_parse(no_trailer, sizeof(no_trailer) - 1, &rep) == -EINVAL,
+		      "alias: a sanctioned line the count line does not account for");
+		CHECK(r, alias_parse(bad_class, sizeof(bad_class) - 1, &rep) == -EINVAL,
+		      "alias: an unknown class is refused");
+		memcpy(strstr(bad_class, "maybe"), "hazar", 5);
+		CHECK(r, alias_parse(bad_class, sizeof(bad_class) - 1, &rep) == -EINVAL,
+		      "alias: ... and so is a misspelt one");
+	}
+	{
 		/* %pS of a caller in a module, and a 300-byte symbol: both
 		 * made alias_parse() fail ("malformed or cut short"). */
 		char sym[301], buf[1024];

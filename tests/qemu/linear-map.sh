@@ -358,7 +358,7 @@ test_kept_sections_buffer_reported() {
 	cat $LM/alias_check >/tmp/alias-kept.txt
 	sed 's/^/# /' /tmp/alias-kept.txt
 	t_eq "dma-remap failures after alloc" $((failures + 1)) "$(attr_stat dma-remap failures)" || return 1
-	grep -q "^pfn=$pfn pages=2 linear=[^ ]* linear_type=MEM/CACHED/[A-Z]* alias=none alias_type=MEM/BUFFERABLE/WC region=failed-change caller=none cma=fimc-pool$" /tmp/alias-kept.txt ||
+	grep -q "^pfn=$pfn pages=2 class=hazard linear=[^ ]* linear_type=MEM/CACHED/[A-Z]* alias=none alias_type=MEM/BUFFERABLE/WC region=failed-change caller=none cma=fimc-pool$" /tmp/alias-kept.txt ||
 		t_fail "buffer at pfn $pfn not reported" || return 1
 	t_eq "conflicts" 1 "$(count_of /tmp/alias-kept.txt)" || return 1
 	echo 1 >/sys/kernel/debug/dma-cma-test/cmadebug-fimc/free || t_fail "free failed" || return 1

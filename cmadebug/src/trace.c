@@ -114,9 +114,8 @@ const char *trace_symbol_name(const struct tep_event *ev, const char *field,
 	return NULL;
 }
 
-/* The value __print_symbolic() names NAME, or -1. */
-static int symbol_value(const struct tep_event *ev, const char *field,
-			const char *name)
+int trace_symbol_value(const struct tep_event *ev, const char *field,
+		       const char *name)
 {
 	for (int v = 0; v < 64; v++) {
 		const char *s = trace_symbol_name(ev, field, v);
@@ -138,8 +137,8 @@ int trace_conv_init(struct trace_conv *c, struct tep_handle *tep)
 						  kind_event[k].name);
 		any |= c->ev[k] != NULL;
 	}
-	c->contig_range = symbol_value(c->ev[TR_MIGRATE], "reason",
-				       "contig_range");
+	c->contig_range = trace_symbol_value(c->ev[TR_MIGRATE], "reason",
+					     "contig_range");
 	c->finish_errorno = c->ev[TR_ALLOC_FINISH] &&
 			    tep_find_field(c->ev[TR_ALLOC_FINISH], "errorno");
 	return any ? 0 : -ENOENT;

@@ -156,6 +156,9 @@ int trace_conv_record(const struct trace_conv *c, struct tep_record *rec,
  */
 const char *trace_symbol_name(const struct tep_event *ev, const char *field,
 			      long long value);
+/* The value (0..63) that FIELD's __print_symbolic() names NAME, or -1. */
+int trace_symbol_value(const struct tep_event *ev, const char *field,
+		       const char *name);
 
 /* A 4- or 8-byte word (SIZE) in the host's byte order, read or written. */
 uint64_t trace_host_word(const unsigned char *p, int size);

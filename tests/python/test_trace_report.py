@@ -314,13 +314,20 @@ def test_trace_cmd_prints_every_event_readably(fixture):
     assert seen >= want
 
 
+@pytest.fixture(scope="module")
+def plugin_dir(tmp_path_factory):
+    """tracepoints/plugin_cmadebug.so, built once for the module."""
+    out = tmp_path_factory.mktemp("plugin")
+    subprocess.run(["make", "-s", "-C", str(FIXTURES.parent.parent / "tracepoints"), f"O={out}"],
+                   check=True, capture_output=True, timeout=120)
+    return out
+
+
 @pytest.mark.parametrize("fixture", INJECTED)
-def test_trace_cmd_with_the_plugin_prints_sentences(fixture, tmp_path):
+def test_trace_cmd_with_the_plugin_prints_sentences(fixture, plugin_dir):
     """The same file through tracepoints/plugin_cmadebug.so: the plugin's
     sentences, with the names it took from the format."""
-    subprocess.run(["make", "-s", "-C", str(FIXTURES.parent.parent / "tracepoints"), f"O={tmp_path}"],
-                   check=True, capture_output=True, timeout=120)
-    lines = trace_cmd_report(fixture, env=dict(os.environ, TRACEEVENT_PLUGIN_DIR=str(tmp_path)))
+    lines = trace_cmd_report(fixture, env=dict(os.environ, TRACEEVENT_PLUGIN_DIR=str(plugin_dir)))
     fails = [line for line in lines if " cma_alloc_fail: " in line]
     assert fails and all("failed in migrate" in line and " file Isolate " in line for line in fails), fails
     assert not [line for line in lines if "FAILED TO PARSE" in line]

@@ -401,13 +401,9 @@ static size_t raw_size(const struct raw *w)
 static uint32_t raw_symbol(const struct raw *w, const char *field,
 			   const char *name)
 {
-	for (uint32_t v = 0; w->ev && v < 64; v++) {
-		const char *s = trace_symbol_name(w->ev, field, v);
+	int v = w->ev ? trace_symbol_value(w->ev, field, name) : -1;
 
-		if (s && !strcmp(s, name))
-			return v;
-	}
-	return 0xffff;
+	return v < 0 ? 0xffff : (uint32_t)v;
 }
 
 /* One failure record of the migrate stage at PFN (ULONG_MAX-less). */

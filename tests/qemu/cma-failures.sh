@@ -6,12 +6,17 @@
 AREA=/sys/kernel/debug/cma/reserved
 TRACE=/sys/kernel/tracing
 
-# stat_of NAME: a counter from the area's stats file.
+# stat_of NAME [TEXT]: a counter from the area's stats file ("name=value"
+# lines), or from TEXT, an earlier read of it.
 stat_of() {
-	awk -v k="$1" '$1 == k { print $2 }' $AREA/stats
+	if [ $# -gt 1 ]; then
+		echo "$2" | sed -n "s/^$1=//p"
+	else
+		sed -n "s/^$1=//p" $AREA/stats
+	fi
 }
 
-# newest_failure: the newest record (the line before the count line).
+# newest_failure: the newest record (the line before the records= trailer).
 newest_failure() {
 	tail -n 2 $AREA/failures | head -n 1
 }
@@ -26,7 +31,8 @@ expect_stats_moved() {
 	for kv in $1; do
 		k=${kv%=*}
 		d=${kv#*=}
-		was=$(echo "$before" | awk -v k="$k" '$1 == k { print $2 }')
+		was=$(stat_of "$k" "$before")
+		[ -n "$was" ] || t_fail "no $k= line in stats: $before" || return 1
 		t_eq "stats $k moved by $d" $((was + d)) "$(stat_of $k)" || return 1
 	done
 }
@@ -55,14 +61,26 @@ test_failure_files_are_root_only() {
 	done
 }
 
+# stats: one "name=value" line per counter, in the documented order.
+test_stats_are_name_value() {
+	cat $AREA/stats >/tmp/stats.txt
+	sed 's/^/# /' /tmp/stats.txt
+	t_eq "stats lines that are not name=value" 0 "$(grep -Evc '^[a-z_]+=[0-9]+$' /tmp/stats.txt)" || return 1
+	t_eq "stats names" "requests successes failures retries pages_migrated failed_isolate failed_migrate failed_test failed_no_space failed_signal failed_other last_failure_ns" \
+		"$(sed 's/=.*//' /tmp/stats.txt | tr '\n' ' ' | sed 's/ $//')"
+}
+
+# Record lines, then one "records=N dropped=M" trailer, nothing else; no
+# record carries an owner= key any more.
 test_failures_end_with_count_line() {
-	last=$(tail -n 1 $AREA/failures)
-	case $last in
-	count=*" dropped="*) ;;
-	*) t_fail "last line of failures is '$last', expected count=N dropped=M" || return 1 ;;
-	esac
-	records=$(grep -c '^time_ns=' $AREA/failures)
-	t_eq "count= vs record lines" "$records" "$(field count "$last")"
+	cat $AREA/failures >/tmp/failures.txt
+	last=$(tail -n 1 /tmp/failures.txt)
+	echo "$last" | grep -Eqx 'records=[0-9]+ dropped=[0-9]+' ||
+		t_fail "last line of failures is '$last', expected records=N dropped=M" || return 1
+	records=$(grep -c '^time_ns=' /tmp/failures.txt)
+	t_eq "records= vs record lines" "$records" "$(field records "$last")" || return 1
+	t_eq "lines (records and the trailer)" $((records + 1)) "$(wc -l </tmp/failures.txt)" || return 1
+	t_eq "records with an owner= key" 0 "$(grep -c ' owner=' /tmp/failures.txt)"
 }
 
 test_nospace_failure_is_recorded() {
@@ -103,8 +121,11 @@ test_full_area_fails_with_no_space() {
 test_pinned_pages_fail_migration_at_their_pfn() {
 	echo 3 >$AREA/inject/pin || t_fail "inject/pin refused 3" || return 1
 	t_eq "TAINT_USER after inject/pin" 1 "$(user_taint)" || return 1
-	pinned=$(sed -n 's/^pin pfn=\(0x[0-9a-f]*\) .*/\1/p' $AREA/inject/list)
-	t_eq "pinned pages listed" 3 "$(echo "$pinned" | wc -l)" || return 1
+	cat $AREA/inject/list >/tmp/inject-list.txt
+	pinned=$(sed -n 's/^type=pin pfn=\(0x[0-9a-f]*\) pages=1$/\1/p' /tmp/inject-list.txt)
+	t_eq "pinned pages listed" 3 "$(echo "$pinned" | grep -c .)" || return 1
+	t_eq "inject/list (3 pins, then records=3)" "type=pin type=pin type=pin records=3" \
+		"$(sed 's/ .*//' /tmp/inject-list.txt | tr '\n' ' ' | sed 's/ $//')" || return 1
 	before=$(cat $AREA/stats)
 	trace_start
 	if alloc_all; then
@@ -121,16 +142,21 @@ test_pinned_pages_fail_migration_at_their_pfn() {
 	# reference migration does not expect (kernel-patches 0006)
 	t_eq "kind" file "$(field kind "$rec")" || return 1
 	t_eq "mapcount" 0 "$(field mapcount "$rec")" || return 1
+	# the pageblock's type before the allocation isolated it: a CMA area's
+	t_eq "migratetype" CMA "$(field migratetype "$rec")" || return 1
+	# the whole record, in order; the owner= key is gone
+	echo "$rec" | grep -Eqx "time_ns=[0-9]+ attempt=[0-9]+ start_pfn=0x[0-9a-f]+ count=[0-9]+ align=[0-9]+ err=-16 stage=migrate pfn=$pfn flags=0x[0-9a-f]+ refcount=[0-9]+ mapcount=0 migratetype=CMA kind=file" ||
+		t_fail "the record's keys are not as documented: $rec" || return 1
 	[ "$(field refcount "$rec")" -ge 2 ] || t_fail "refcount $(field refcount "$rec"): the page cache's and the pin's" || return 1
 	echo "$pinned" | grep -qx "$pfn" || t_fail "blamed pfn $pfn is not one of the pinned: $pinned" || return 1
 	echo "$traced" | grep -q "stage=migrate pfn=$pfn " || t_fail "event does not carry pfn $pfn: $traced" || return 1
 	# the print format names the enums and the page flags (uptodate ...)
-	echo "$traced" | grep -q "stage=migrate pfn=$pfn flags=[a-z][a-z_0-9|]* .* migratetype=Isolate kind=file" ||
+	echo "$traced" | grep -q "stage=migrate pfn=$pfn flags=[a-z][a-z_0-9|]* .* migratetype=CMA kind=file" ||
 		t_fail "event does not name the flags, migratetype and kind: $traced" || return 1
 	expect_stats_moved "requests=1 failures=1 successes=0 failed_migrate=1 failed_isolate=0" || return 1
 
 	echo 1 >$AREA/inject/release || t_fail "release refused" || return 1
-	t_eq "inject/list after release" count=0 "$(cat $AREA/inject/list)" || return 1
+	t_eq "inject/list after release" records=0 "$(cat $AREA/inject/list)" || return 1
 	got=$(cat $AREA/maxchunk)
 	alloc_all || t_fail "allocation after release failed" || return 1
 	echo $got >$AREA/free
@@ -139,8 +165,10 @@ test_pinned_pages_fail_migration_at_their_pfn() {
 
 test_isolated_pageblock_fails_isolation_at_its_pfn() {
 	echo 1 >$AREA/inject/isolate || t_fail "inject/isolate refused 1" || return 1
-	block=$(sed -n 's/^isolate pfn=\(0x[0-9a-f]*\) .*/\1/p' $AREA/inject/list)
-	[ -n "$block" ] || t_fail "no isolated pageblock listed" || return 1
+	cat $AREA/inject/list >/tmp/inject-list.txt
+	block=$(sed -n 's/^type=isolate pfn=\(0x[0-9a-f]*\) pages=[1-9][0-9]*$/\1/p' /tmp/inject-list.txt)
+	[ -n "$block" ] || t_fail "no isolated pageblock listed: $(cat /tmp/inject-list.txt)" || return 1
+	t_eq "inject/list trailer" records=1 "$(tail -n 1 /tmp/inject-list.txt)" || return 1
 	before=$(cat $AREA/stats)
 	if alloc_all; then
 		t_fail "allocation over an isolated pageblock succeeded"
@@ -179,7 +207,7 @@ test_bad_input_is_rejected() {
 			return 1
 		fi
 	done
-	t_eq "nothing leaked" count=0 "$(cat $AREA/inject/list)"
+	t_eq "nothing leaked" records=0 "$(cat $AREA/inject/list)"
 }
 
 test_cmadebug_agrees_with_failures_and_stats() {
@@ -188,7 +216,7 @@ test_cmadebug_agrees_with_failures_and_stats() {
 	last_time=$(echo "$out" | awk '$1 == "\"time_ns\":" { gsub(/,/, "", $2); t = $2 } END { print t }')
 	t_eq "newest time_ns" "$(field time_ns "$newest")" "$last_time" || return 1
 	kept=$(echo "$out" | awk '$1 == "\"kept\":" { gsub(/,/, "", $2); print $2 }')
-	t_eq "records kept" "$(field count "$(tail -n 1 $AREA/failures)")" "$kept" || return 1
+	t_eq "records kept" "$(field records "$(tail -n 1 $AREA/failures)")" "$kept" || return 1
 	t_eq "failures --since newest" 0 "$(cmadebug --pretty failures --since "$last_time" reserved | awk '$1 == "\"nr_shown\":" { gsub(/,/, "", $2); print $2 }')" || return 1
 	stats=$(cmadebug --pretty stats reserved) || t_fail "cmadebug stats exit $?" || return 1
 	for k in requests successes failures retries failed_migrate failed_isolate failed_no_space; do
@@ -219,6 +247,7 @@ test_cmadebug_snapshot_of_the_live_kernel() {
 
 CMA_FAILURE_TESTS="
 	test_failure_files_are_root_only
+	test_stats_are_name_value
 	test_nospace_failure_is_recorded
 	test_full_area_fails_with_no_space
 	test_pinned_pages_fail_migration_at_their_pfn

@@ -13,9 +13,9 @@ test_pool_is_declared_but_not_active() {
 	dmesg | grep -q 'CMA area fimc-pool could not be activated' ||
 		t_fail "no 'could not be activated' boot message: the pool did not straddle the zones" || return 1
 	t_eq "count of the inactive area" 0 "$(cat $INACTIVE/count)" || return 1
-	t_eq "its failures" "count=0 dropped=0" "$(cat $INACTIVE/failures)" || return 1
-	t_eq "its devices before any probe" count=0 "$(cat $INACTIVE/devices)" || return 1
-	t_eq "its allocated runs" "count=0 pages=0" "$(cat $INACTIVE/allocated)"
+	t_eq "its failures" "records=0 dropped=0" "$(cat $INACTIVE/failures)" || return 1
+	t_eq "its devices before any probe" records=0 "$(cat $INACTIVE/devices)" || return 1
+	t_eq "its allocated runs" "records=0 pages=0 order_per_bit=$(cat $INACTIVE/order_per_bit)" "$(cat $INACTIVE/allocated)"
 }
 
 test_device_on_inactive_pool_binds_and_is_listed_once() {
@@ -23,11 +23,11 @@ test_device_on_inactive_pool_binds_and_is_listed_once() {
 		echo dma-cma-test >/sys/bus/platform/devices/$INACTIVE_DEV/driver_override &&
 			echo $INACTIVE_DEV >/sys/bus/platform/drivers/dma-cma-test/bind ||
 			t_fail "binding dma-cma-test to $INACTIVE_DEV failed (round $round)" || return 1
-		t_eq "devices after bind $round" "$INACTIVE_DEV dma-cma-test
-count=1" "$(cat $INACTIVE/devices)" || return 1
+		t_eq "devices after bind $round" "device=$INACTIVE_DEV driver=dma-cma-test
+records=1" "$(cat $INACTIVE/devices)" || return 1
 		echo $INACTIVE_DEV >/sys/bus/platform/drivers/dma-cma-test/unbind ||
 			t_fail "unbind failed (round $round)" || return 1
-		t_eq "devices after unbind $round" count=0 "$(cat $INACTIVE/devices)" || return 1
+		t_eq "devices after unbind $round" records=0 "$(cat $INACTIVE/devices)" || return 1
 	done
 }
 

@@ -31,7 +31,7 @@ test_trace_record_shows_injected_failure_with_its_pfn() {
 	rm -f /tmp/trace.dat /tmp/pinned
 	cmadebug --pretty trace record -o /tmp/trace.dat -- sh -c "
 		echo 3 >$AREA/inject/pin &&
-		sed -n 's/^pin pfn=\(0x[0-9a-f]*\) .*/\1/p' $AREA/inject/list >/tmp/pinned &&
+		sed -n 's/^type=pin pfn=\(0x[0-9a-f]*\) .*/\1/p' $AREA/inject/list >/tmp/pinned &&
 		{ echo \$(cat $AREA/maxchunk) >$AREA/alloc; } 2>/dev/null
 		echo 1 >$AREA/inject/release" >/tmp/trace.json 2>/tmp/trace.err
 	rc=$?

@@ -162,6 +162,7 @@ kernel)
 		test_kernel_untainted_at_boot \
 		test_cma_debugfs_present \
 		test_failure_files_are_root_only \
+		test_stats_are_name_value \
 		test_nospace_failure_is_recorded \
 		test_pinned_pages_fail_migration_at_their_pfn \
 		test_isolated_pageblock_fails_isolation_at_its_pfn \

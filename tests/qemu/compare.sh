@@ -76,7 +76,8 @@ wait $churn
 rm -f /tmp/fill
 cmadebug snapshot -o $out/after.json 2>$out/after.err
 
-splits=$(awk '$1 == "total" { sub(/^count=/, "", $3); t += $3 } END { print t + 0 }' $LM/splits 2>/dev/null)
+# entries split, summed over the causes' "type=total cause=C entries=N" lines
+splits=$(awk '$1 == "type=total" && sub(/^entries=/, "", $3) { t += $3; n++ } END { if (n) print t }' $LM/splits 2>/dev/null)
 conflicts=$(tail -n 1 $LM/alias_check 2>/dev/null | sed -n 's/^count=\([0-9]*\) .*/\1/p')
 failures=$(sed -n 's/^cause=dma-remap .*failures=\([0-9]*\).*/\1/p' $LM/attr_changes 2>/dev/null)
 {

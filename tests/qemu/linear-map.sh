@@ -86,9 +86,21 @@ sanctioned_of() {
 	tail -n 1 "$1" | sed -n 's/.* sanctioned=\([0-9]*\) .*/\1/p'
 }
 
-# split_line CAUSE PHYS: the splits record of CAUSE at physical address PHYS.
+# split_line CAUSE PHYS: the splits record of CAUSE at physical address PHYS
+# ("type=split cause=C addr=0x.. phys=0x.. size=N from=A to=B entries=N").
 split_line() {
-	grep "^cause=$1 .* phys=$2 " $LM/splits
+	grep "^type=split cause=$1 .* phys=$2 " $LM/splits
+}
+
+# split_total CAUSE: the entries= of CAUSE's "type=total cause=C entries=N".
+split_total() {
+	sed -n "s/^type=total cause=$1 entries=\([0-9]*\)$/\1/p" $LM/splits
+}
+
+# split_trailer KEY: records= or dropped= of the splits trailer line
+# ("records=N dropped=M"), nothing when the last line is not one.
+split_trailer() {
+	tail -n 1 $LM/splits | grep -Ex 'records=[0-9]+ dropped=[0-9]+' | tr ' ' '\n' | sed -n "s/^$1=//p"
 }
 
 attr_stat() { # CAUSE FIELD
@@ -124,6 +136,36 @@ test_layout_adds_up_to_boot_mapping() {
 	t_eq "Mapped + NotPresent vs BootMapped" "$(layout_kb BootMapped /tmp/layout.txt)" \
 		$(($(layout_kb Mapped /tmp/layout.txt) + $(layout_kb NotPresent /tmp/layout.txt))) || return 1
 	[ "$(layout_kb Mapped /tmp/layout.txt)" -gt 0 ] || t_fail "nothing mapped"
+}
+
+# splits: "type=split" records, "type=total" lines, then the
+# "records=N dropped=M" trailer, nothing else; records= counts the records
+# shown, and each cause's total is no less than its records' entries.
+test_splits_records_and_totals() {
+	cat $LM/splits >/tmp/splits.txt
+	sed 's/^/# /' /tmp/splits.txt
+	trailer=$(tail -n 1 /tmp/splits.txt)
+	echo "$trailer" | grep -Eqx 'records=[0-9]+ dropped=[0-9]+' ||
+		t_fail "splits ends with '$trailer', expected records=N dropped=M" || return 1
+	records=$(grep -c '^type=split ' /tmp/splits.txt)
+	totals=$(grep -c '^type=total ' /tmp/splits.txt)
+	t_eq "records= vs type=split lines" "$records" "$(echo "$trailer" | sed 's/^records=\([0-9]*\) .*/\1/')" || return 1
+	t_eq "well-formed type=split lines" "$records" "$(grep -Ec '^type=split cause=[a-z_-]+ addr=0x[0-9a-f]+ phys=0x[0-9a-f]+ size=[0-9]+ from=[0-9]+[kMGT] to=[0-9]+[kMGT] entries=[0-9]+$' /tmp/splits.txt)" || return 1
+	t_eq "well-formed type=total lines" "$totals" "$(grep -Ec '^type=total cause=[a-z_-]+ entries=[0-9]+$' /tmp/splits.txt)" || return 1
+	t_eq "lines (records, totals, trailer)" $((records + totals + 1)) "$(wc -l </tmp/splits.txt)" || return 1
+	[ "$totals" -gt 0 ] || t_fail "no type=total line" || return 1
+	# addr= is 0x0 only where kptr_restrict hides addresses: not from root
+	t_eq "records with addr=0x0 (kptr_restrict=$(cat /proc/sys/kernel/kptr_restrict))" 0 \
+		"$(grep -c '^type=split .* addr=0x0 ' /tmp/splits.txt)" || return 1
+	for cause in $(sed -n 's/^type=split cause=\([^ ]*\) .*/\1/p' /tmp/splits.txt | sort -u); do
+		listed=$(awk -v c="cause=$cause" '$1 == "type=split" && $2 == c {
+			for (i = 3; i <= NF; i++) if (sub(/^entries=/, "", $i)) n += $i
+		} END { print n + 0 }' /tmp/splits.txt)
+		total=$(sed -n "s/^type=total cause=$cause entries=//p" /tmp/splits.txt)
+		[ -n "$total" ] || t_fail "records of cause $cause, but no type=total line for it" || return 1
+		[ "$total" -ge "$listed" ] ||
+			t_fail "$cause: total entries=$total, fewer than its records' $listed" || return 1
+	done
 }
 
 # Page entries are compared valid or not (4k + NotPresent): ptdump and
@@ -177,7 +219,7 @@ test_private_pool_split_at_boot() {
 	sed 's/^/# /' $LM/splits
 	line=$(split_line cma-remap $base) || t_fail "no cma-remap record at phys=$base" || return 1
 	b=$(arm_block_mib)
-	t_eq "fimc-pool split" "size=$((16 * MIB)) from=${b}M to=4k count=$((16 / b))" "size=${line#* size=}"
+	t_eq "fimc-pool split" "size=$((16 * MIB)) from=${b}M to=4k entries=$((16 / b))" "size=${line#* size=}"
 }
 
 test_cmadebug_alias_clean_board_exits_0() {
@@ -207,7 +249,7 @@ test_alias_injection_found_and_removed() {
 	grep -q "^pfn=$pfn pages=1 class=hazard linear=.* alias=$addr alias_type=[^ ]* region=vmalloc caller=linear_map_alias_add_write" /tmp/alias1.txt ||
 		t_fail "no alias_check line for pfn $pfn at $addr" || return 1
 	echo "$addr" >$LM/inject/alias_remove || t_fail "alias_remove $addr failed" || return 1
-	t_eq "injected aliases after removal" count=0 "$(cat $LM/inject/aliases)" || return 1
+	t_eq "injected aliases after removal" records=0 "$(cat $LM/inject/aliases)" || return 1
 	t_eq "conflicts after removal" "$before" "$(count_of $LM/alias_check)"
 }
 
@@ -224,7 +266,7 @@ test_inject_rejects_bad_input() {
 			return 1
 		fi
 	done
-	t_eq "injected aliases" count=0 "$(cat $LM/inject/aliases)"
+	t_eq "injected aliases" records=0 "$(cat $LM/inject/aliases)"
 }
 
 # arm: a coherent buffer from fimc-pool changes its linear-map type: traced.
@@ -273,7 +315,7 @@ test_alias_check_during_alloc_free() {
 		n=$((n + 1))
 	done
 	wait $writer
-	[ $n = 20 ] && t_eq "buffers left" count=0 "$(cat /sys/kernel/debug/dma-cma-test/$dev/buffers)"
+	[ $n = 20 ] && t_eq "buffers left" records=0 "$(cat /sys/kernel/debug/dma-cma-test/$dev/buffers)"
 }
 
 # buffer_alias_listed DEV CLASS PATTERN: one 8 KiB coherent buffer of DEV
@@ -313,15 +355,14 @@ test_lowmem_cma_area_split() {
 	sed 's/^/# /' $LM/splits
 	line=$(split_line cma-remap 0x50000000) || t_fail "no cma-remap record at 0x50000000" || return 1
 	b=$(arm_block_mib)
-	t_eq "reserved split" "size=$((32 * MIB)) from=${b}M to=4k count=$((32 / b))" "size=${line#* size=}" || return 1
-	t_eq "cma-remap total (reserved + fimc-pool)" $((48 / b)) \
-		"$(sed -n 's/^total cause=cma-remap count=//p' $LM/splits)"
+	t_eq "reserved split" "size=$((32 * MIB)) from=${b}M to=4k entries=$((32 / b))" "size=${line#* size=}" || return 1
+	t_eq "cma-remap total (reserved + fimc-pool)" $((48 / b)) "$(split_total cma-remap)"
 }
 
 # arm, dma_cma_keep_sections[=fail]: no split, a banner that says what
 # the mode does, and the kernel tainted.
 test_kept_sections_not_split() {
-	t_eq "cma-remap total" 0 "$(sed -n 's/^total cause=cma-remap count=//p' $LM/splits)" || return 1
+	t_eq "cma-remap total" 0 "$(split_total cma-remap)" || return 1
 	dmesg | grep -q 'dma_cma_keep_sections: lowmem CMA areas stay mapped' ||
 		t_fail "no boot banner for dma_cma_keep_sections" || return 1
 	case " $(cat /proc/cmdline) " in
@@ -372,7 +413,7 @@ test_split_over_nomap_refused() {
 	forced_range
 	dmesg | grep -q "linear_map_split=.*@$FORCED_PHYS: .*; ignored" ||
 		t_fail "no boot message refusing linear_map_split over no-map memory" || return 1
-	t_eq "forced total" 0 "$(sed -n 's/^total cause=forced count=//p' $LM/splits)" || return 1
+	t_eq "forced total" 0 "$(split_total forced)" || return 1
 	nomap_virt=$((FORCED_PHYS - 0x40000000 + 0xc0000000))
 	mapped=0
 	for l in $(awk '/^0x/ { print $1 }' $PTDUMP); do
@@ -385,7 +426,7 @@ test_split_over_nomap_refused() {
 
 test_bad_split_parameter_rejected() {
 	dmesg | grep -q 'linear_map_split=.*ignored' || t_fail "no boot message for the bad linear_map_split=" || return 1
-	t_eq "forced total" 0 "$(sed -n 's/^total cause=forced count=//p' $LM/splits)"
+	t_eq "forced total" 0 "$(split_total forced)"
 }
 
 # arm, cma=0: the plain device's buffers come from the remap allocator, a
@@ -408,7 +449,7 @@ test_forced_split_counted() {
 	forced_range
 	phys=$FORCED_PHYS
 	case $LM_ARCH in
-	arm) b=$(arm_block_mib) && want="size=$((FORCED_MIB * MIB)) from=${b}M to=4k count=$((FORCED_MIB / b))" ;;
+	arm) b=$(arm_block_mib) && want="size=$((FORCED_MIB * MIB)) from=${b}M to=4k entries=$((FORCED_MIB / b))" ;;
 	arm64)
 		# every PMD block the range touches is split (64 KiB pages: one
 		# 512 MiB block around a 16 MiB range)
@@ -416,7 +457,7 @@ test_forced_split_counted() {
 		first=$(((FORCED_PHYS / MIB) / pmd * pmd))
 		last=$((((FORCED_PHYS / MIB) + FORCED_MIB + pmd - 1) / pmd * pmd))
 		phys=$(printf '0x%x' $((first * MIB)))
-		want="size=$(((last - first) * MIB)) from=$(lm_level 3) to=$(lm_level 5) count=$(((last - first) / pmd))"
+		want="size=$(((last - first) * MIB)) from=$(lm_level 3) to=$(lm_level 5) entries=$(((last - first) / pmd))"
 		;;
 	esac
 	sed 's/^/# /' $LM/splits
@@ -427,9 +468,12 @@ test_forced_split_counted() {
 
 # ptdump shows the forced range mapped with pages, and nothing bigger in it.
 test_forced_range_page_mapped_in_ptdump() {
-	line=$(grep '^cause=forced ' $LM/splits) || t_fail "no forced record" || return 1
+	line=$(grep '^type=split cause=forced ' $LM/splits) || t_fail "no forced record" || return 1
 	addr=$(echo "$line" | sed 's/.* addr=\(0x[0-9a-f]*\) .*/\1/')
 	size=$(echo "$line" | sed 's/.* size=\([0-9]*\) .*/\1/')
+	# addr= reads 0x0 only where kptr_restrict hides addresses from the reader
+	[ $((addr)) -ne 0 ] ||
+		t_fail "addr=0x0 for root (kptr_restrict=$(cat /proc/sys/kernel/kptr_restrict)): $line" || return 1
 	pte=0 other=0
 	for l in $(awk '/^0x/ { print $1 ":" $3 }' $PTDUMP); do
 		start=${l%%-*}
@@ -454,7 +498,7 @@ test_page_granular_linear_map() {
 	page=$(lm_level 5)
 	[ $(($(layout_kb DirectMap$page) * 10)) -ge $(($(layout_kb Mapped) * 9)) ] ||
 		t_fail "less than 90% of the linear map in $page pages" || return 1
-	[ "$(sed -n 's/^total cause=page-granular count=//p' $LM/splits)" -gt 0 ] ||
+	[ "$(split_total page-granular)" -gt 0 ] ||
 		t_fail "no page-granular splits recorded"
 }
 
@@ -464,13 +508,13 @@ test_page_granular_linear_map() {
 # 11, defect 5: they were summed from the kept records and undercounted).
 test_split_totals_beyond_kept_records() {
 	sed 's/^/# /' $LM/splits
-	dropped=$(sed -n 's/^count=[0-9]* dropped=//p' $LM/splits)
+	dropped=$(split_trailer dropped)
 	[ "${dropped:-0}" -gt 0 ] ||
 		t_fail "no split record dropped: fewer mapped regions than splits keeps" || return 1
-	listed=$(awk '$1 == "cause=page-granular" {
-		for (i = 2; i <= NF; i++) if (sub(/^count=/, "", $i)) n += $i
+	listed=$(awk '$1 == "type=split" && $2 == "cause=page-granular" {
+		for (i = 3; i <= NF; i++) if (sub(/^entries=/, "", $i)) n += $i
 	} END { print n + 0 }' $LM/splits)
-	total=$(sed -n 's/^total cause=page-granular count=//p' $LM/splits)
+	total=$(split_total page-granular)
 	[ "$total" -gt "$listed" ] ||
 		t_fail "page-granular total $total is no more than the kept records' $listed, with $dropped records dropped"
 }
@@ -634,8 +678,7 @@ test_walk_ends_on_sigkill() {
 test_malformed_keep_sections_ignored() {
 	dmesg | grep -q "Malformed early option 'dma_cma_keep_sections'" ||
 		t_fail "no boot message for dma_cma_keep_sections=1" || return 1
-	t_eq "cma-remap total (fimc-pool split as usual)" $((16 / $(arm_block_mib))) \
-		"$(sed -n 's/^total cause=cma-remap count=//p' $LM/splits)"
+	t_eq "cma-remap total (fimc-pool split as usual)" $((16 / $(arm_block_mib))) "$(split_total cma-remap)"
 }
 
 # cmadebug in the guest agrees with the kernel's files it reads.  Its
@@ -657,7 +700,7 @@ test_cmadebug_splits_agrees_with_kernel() {
 	# from layout (a number; KFENCE and debug_pagealloc change it between reads)
 	grep -q '^ *"not_present_bytes": [0-9]' /tmp/splits.json ||
 		t_fail "no not_present_bytes from linear_map/layout" || return 1
-	t_eq "split records" "$(tail -n 1 $LM/splits | sed 's/^count=\([0-9]*\) .*/\1/')" \
+	t_eq "split records" "$(split_trailer records)" \
 		"$(sed -n 's/^ *"nr_splits": \([0-9]*\),$/\1/p' /tmp/splits.json)"
 }
 
@@ -756,6 +799,7 @@ if grep -qw debug_pagealloc=on /proc/cmdline; then
 fi
 LM_MAIN_TESTS="
 	test_linear_map_files_and_modes
+	test_splits_records_and_totals
 	test_layout_adds_up_to_boot_mapping
 	test_layout_agrees_with_ptdump
 	test_meminfo_agrees_with_layout

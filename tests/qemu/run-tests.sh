@@ -170,6 +170,7 @@ kernel)
 		test_failures_end_with_count_line \
 		$CMA_DEVICE_TESTS \
 		test_linear_map_files_and_modes \
+		test_splits_records_and_totals \
 		test_layout_adds_up_to_boot_mapping \
 		test_layout_agrees_with_ptdump \
 		test_meminfo_agrees_with_layout \

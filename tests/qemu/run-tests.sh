@@ -189,7 +189,6 @@ forced-split-nomap) run_ktap $LM_FORCED_SPLIT_NOMAP_TESTS ;;
 inactive-pool) run_ktap $CMA_INACTIVE_TESTS ;;
 stress) run_ktap test_stress_workload ;;
 # a distribution kernel (make distro-test)
-# shellcheck disable=SC2086
 stock) run_ktap test_kernel_untainted_at_boot $STOCK_TESTS ;;
 rodata-full) run_ktap $LM_RODATA_FULL_TESTS ;;
 tlb-icount | tlb-icount-split) run_ktap $TLB_TESTS test_tlb_paired_within_boot ;;

@@ -120,7 +120,7 @@ last_buffer_pfn() {
 }
 
 test_linear_map_files_and_modes() {
-	for f in layout:400 splits:400 attr_changes:400 alias_check:400 \
+	for f in layout:400 splits:400 attr_changes:400 alias_check:400 alias_check_pid:600 \
 		inject/aliases:400 inject/alias_add:200 inject/alias_remove:200 walk:600; do
 		[ -e $LM/${f%:*} ] || t_fail "$LM/${f%:*} missing" || return 1
 		t_eq "mode of ${f%:*}" "${f#*:}" "$(stat -c %a $LM/${f%:*})" || return 1
@@ -347,6 +347,204 @@ buffer_alias_listed() {
 test_noncoherent_buffer_alias_found() {
 	buffer_alias_listed cmadebug-fimc sanctioned \
 		"linear=[^ ]* linear_type=MEM/NORMAL[^ ]* alias=[^ ]* alias_type=MEM/NORMAL-NC region=vmalloc .* cma=fimc-pool$"
+}
+
+# alias_check_pid (0600): "pid=N" or "pid=none"; takes a decimal pid of a
+# process with an mm, or "none"; anything else is EINVAL, a pid no process
+# has ESRCH, and a refused write leaves the value as it was.  With a pid
+# set whose process has gone, alias_check reads as without one.
+test_alias_check_pid_rejects_bad_input() {
+	t_eq "alias_check_pid at boot" pid=none "$(cat $LM/alias_check_pid)" || return 1
+	for v in abc -1 "" 0 1x 0x1 none1; do
+		if echo "$v" >$LM/alias_check_pid 2>/tmp/pid.err; then
+			t_fail "alias_check_pid accepted '$v'"
+			return 1
+		fi
+		grep -q 'Invalid argument' /tmp/pid.err || t_fail "'$v': $(cat /tmp/pid.err), not EINVAL" || return 1
+		t_eq "alias_check_pid after '$v'" pid=none "$(cat $LM/alias_check_pid)" || return 1
+	done
+	# a kernel thread has no mm (kthreadd); a number too large for any pid
+	for v in 2 99999999999999999999; do
+		if echo "$v" >$LM/alias_check_pid 2>/dev/null; then
+			echo none >$LM/alias_check_pid
+			t_fail "alias_check_pid accepted '$v'"
+			return 1
+		fi
+		t_eq "alias_check_pid after '$v'" pid=none "$(cat $LM/alias_check_pid)" || return 1
+	done
+	sleep 600 >/dev/null 2>&1 &
+	gone=$!
+	kill $gone
+	wait $gone
+	if echo $gone >$LM/alias_check_pid 2>/tmp/pid.err; then
+		echo none >$LM/alias_check_pid
+		t_fail "alias_check_pid accepted $gone, a pid no process has"
+		return 1
+	fi
+	grep -q 'No such process' /tmp/pid.err || t_fail "pid $gone: $(cat /tmp/pid.err), not ESRCH" || return 1
+	t_eq "alias_check_pid after a pid no process has" pid=none "$(cat $LM/alias_check_pid)" || return 1
+	# a live process (this shell): taken, read back, then none again
+	echo $$ >$LM/alias_check_pid || t_fail "alias_check_pid refused $$, this shell" || return 1
+	t_eq "alias_check_pid after $$" "pid=$$" "$(cat $LM/alias_check_pid)" || return 1
+	grep -Eq "^checked=linear[a-z,_-]*,failed-changes,user pid=$$ not_checked=other-users,[a-z,_-]+$" $LM/alias_check ||
+		t_fail "the checked line with pid $$ set: $(grep '^checked=' $LM/alias_check)" || { echo none >$LM/alias_check_pid; return 1; }
+	# a process that exits while its pid is set: nothing to walk
+	sleep 600 >/dev/null 2>&1 &
+	pid=$!
+	echo $pid >$LM/alias_check_pid || t_fail "alias_check_pid refused $pid" || { kill $pid; return 1; }
+	kill $pid
+	wait $pid
+	checked=$(grep '^checked=' $LM/alias_check)
+	echo none >$LM/alias_check_pid || t_fail "alias_check_pid refused none" || return 1
+	t_eq "alias_check_pid after none" pid=none "$(cat $LM/alias_check_pid)" || return 1
+	echo "$checked" | grep -Eq '^checked=linear[a-z,_-]*,failed-changes not_checked=user,[a-z,_-]+$' ||
+		t_fail "the checked line once pid $pid has exited: $checked" || return 1
+	grep -Eq '^checked=linear[a-z,_-]*,failed-changes not_checked=user,[a-z,_-]+$' $LM/alias_check ||
+		t_fail "the checked line with pid=none: $(grep '^checked=' $LM/alias_check)"
+}
+
+# trailer_of KEY FILE: KEY's value in alias_check's last line.
+trailer_of() {
+	tail -n 1 "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"
+}
+
+# user_alias_by_pid CLASS LINEAR_TYPE ALIAS_TYPE [RC]: a process maps a
+# 64 KiB coherent buffer of cmadebug-fimc write-combined (dma-mmap-hold,
+# through dma-cma-test's mmap); with its pid in alias_check_pid,
+# alias_check lists every page of that mapping once, as region=user lines
+# of CLASS with the pid, their user addresses where the holder mapped them,
+# counted in CLASS's totals, and the checked line says whose user mappings
+# were walked.  The mapped buffer cannot be freed (EBUSY) until the holder
+# is gone.  With RC, 'cmadebug alias --pid' lists the same alias, exits
+# RC and puts back the pid that was set before it.
+user_alias_by_pid() {
+	dev=cmadebug-fimc
+	dir=/sys/kernel/debug/dma-cma-test/$dev
+	size=65536
+	pages=$((size / 4096))
+	bind_test_device $dev || t_fail "binding $dev failed" || return 1
+	echo none >$LM/alias_check_pid || t_fail "alias_check_pid refused none" || return 1
+	nbuf=$(sed -n 's/^records=//p' $dir/buffers)
+	echo $size >$dir/alloc || t_fail "alloc $size failed" || return 1
+	newest=$(grep '^dma=' $dir/buffers | tail -n 1)
+	bufpfn=$(($(echo "$newest" | sed -n 's/.* pfn=\(0x[0-9a-f]*\) .*/\1/p')))
+	rm -f /tmp/hold.out /tmp/hold.err
+	dma-mmap-hold $dir/mmap $size >/tmp/hold.out 2>/tmp/hold.err &
+	holder=$!
+	i=0
+	while ! grep -q '^mapped ' /tmp/hold.out 2>/dev/null && [ -e /proc/$holder ] && [ $i -lt 200 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	hold=$(cat /tmp/hold.out)
+	cat $LM/alias_check >/tmp/alias-nopid.txt
+	set_rc=0
+	echo $holder >$LM/alias_check_pid 2>/tmp/pid.err || set_rc=1
+	pid_read=$(cat $LM/alias_check_pid)
+	cat $LM/alias_check >/tmp/alias-user.txt
+	busy_rc=0
+	echo 1 >$dir/free 2>/tmp/free-busy.err || busy_rc=1
+	nbuf_busy=$(sed -n 's/^records=//p' $dir/buffers)
+	if [ -n "${4:-}" ]; then
+		# something else set before: cmadebug puts it back
+		echo $$ >$LM/alias_check_pid
+		cmadebug alias --pid $holder >/tmp/alias-pid.txt 2>&1
+		cli_rc=$?
+		restored=$(cat $LM/alias_check_pid)
+	fi
+	echo none >$LM/alias_check_pid
+	none_read=$(cat $LM/alias_check_pid)
+	kill $holder 2>/dev/null
+	wait $holder
+	# (not someone else's buffer, should the mapped one have been freed)
+	free_rc="not tried: the free while mapped took a buffer"
+	if [ "$nbuf_busy" = $((nbuf + 1)) ]; then
+		free_rc=0
+		echo 1 >$dir/free 2>/tmp/free.err || free_rc=1
+	fi
+	nbuf_after=$(sed -n 's/^records=//p' $dir/buffers)
+
+	sed 's/^/# /' /tmp/alias-user.txt
+	echo "# holder: $hold $(cat /tmp/hold.err)"
+	echo "$newest" | grep -Eq "^dma=0x[0-9a-f]+ pfn=0x[0-9a-f]+ size=$size$" ||
+		t_fail "newest buffer: '$newest'" || return 1
+	addr=$(echo "$hold" | sed -n "s/^mapped addr=\(0x[0-9a-f]*\) size=$size$/\1/p")
+	[ -n "$addr" ] || t_fail "dma-mmap-hold printed '$hold' (stderr: $(cat /tmp/hold.err))" || return 1
+	t_eq "writing the holder's pid to alias_check_pid" "0 pid=$holder" "$set_rc $pid_read" || { cat /tmp/pid.err; return 1; }
+	# without a pid: no user lines, and user mappings not checked
+	t_eq "region=user lines without a pid" 0 "$(grep -c ' region=user ' /tmp/alias-nopid.txt)" || return 1
+	grep -Eq '^checked=linear[a-z,_-]*,failed-changes not_checked=user,[a-z,_-]+$' /tmp/alias-nopid.txt ||
+		t_fail "checked line without a pid: $(grep '^checked=' /tmp/alias-nopid.txt)" || return 1
+	grep -Eq "^checked=linear[a-z,_-]*,failed-changes,user pid=$holder not_checked=other-users,[a-z,_-]+$" /tmp/alias-user.txt ||
+		t_fail "checked line with pid $holder: $(grep '^checked=' /tmp/alias-user.txt)" || return 1
+	grep ' region=user ' /tmp/alias-user.txt >/tmp/alias-user-lines.txt
+	n=$(wc -l </tmp/alias-user-lines.txt)
+	[ "$n" -gt 0 ] || t_fail "no region=user line for pid $holder" || return 1
+	t_eq "region=user lines as documented" "$n" "$(grep -Ec "^pfn=0x[0-9a-f]+ pages=[0-9]+ class=$1 linear=0x[0-9a-f]+ linear_type=$2 alias=0x[0-9a-f]+ alias_type=$3 region=user caller=none cma=fimc-pool pid=$holder$" /tmp/alias-user-lines.txt)" || return 1
+	# every page of the mapping once, where the holder mapped it
+	sum=0
+	while read -r l; do
+		pfn=$(($(echo "$l" | sed 's/^pfn=\([^ ]*\) .*/\1/')))
+		np=$(echo "$l" | sed 's/^pfn=[^ ]* pages=\([0-9]*\) .*/\1/')
+		va=$(echo "$l" | sed 's/.* alias=\(0x[0-9a-f]*\) .*/\1/')
+		[ $pfn -ge $bufpfn ] && [ $((pfn + np)) -le $((bufpfn + pages)) ] ||
+			t_fail "user alias at pfn $pfn+$np outside the buffer's $bufpfn+$pages" || return 1
+		t_eq "user address of pfn $pfn" $((addr + (pfn - bufpfn) * 4096)) $((va)) || return 1
+		sum=$((sum + np))
+	done </tmp/alias-user-lines.txt
+	t_eq "pages in region=user lines" $pages $sum || return 1
+	# counted in CLASS's totals, the other class's as without a pid
+	case $1 in
+	hazard) c=count p=pages o=sanctioned ;;
+	*) c=sanctioned p=sanctioned_pages o=count ;;
+	esac
+	t_eq "$c= with the pid" $(($(trailer_of $c /tmp/alias-nopid.txt) + n)) "$(trailer_of $c /tmp/alias-user.txt)" || return 1
+	t_eq "$p= with the pid" $(($(trailer_of $p /tmp/alias-nopid.txt) + pages)) "$(trailer_of $p /tmp/alias-user.txt)" || return 1
+	t_eq "$o= with the pid" "$(trailer_of $o /tmp/alias-nopid.txt)" "$(trailer_of $o /tmp/alias-user.txt)" || return 1
+	# a mapped buffer is busy; freed once the holder is gone
+	[ $busy_rc != 0 ] || t_fail "freed the buffer while $holder mapped it" || return 1
+	grep -q 'Device or resource busy' /tmp/free-busy.err || t_fail "free while mapped: $(cat /tmp/free-busy.err), not EBUSY" || return 1
+	t_eq "buffers while mapped" $((nbuf + 1)) "$nbuf_busy" || return 1
+	t_eq "free after the holder exited" 0 "$free_rc" || { cat /tmp/free.err; return 1; }
+	t_eq "buffers after free" "$nbuf" "$nbuf_after" || return 1
+	t_eq "alias_check_pid after none" pid=none "$none_read" || return 1
+	[ -n "${4:-}" ] || return 0
+	sed 's/^/# cmadebug: /' /tmp/alias-pid.txt
+	t_eq "cmadebug alias --pid exit status" "$4" $cli_rc || return 1
+	t_eq "alias_check_pid after cmadebug alias --pid (put back)" "pid=$$" "$restored" || return 1
+	t_eq "hazards cmadebug counted" "Hazards: $(trailer_of count /tmp/alias-user.txt)" "$(grep '^Hazards:' /tmp/alias-pid.txt)" || return 1
+	t_eq "sanctioned aliases cmadebug counted" "Sanctioned: $(trailer_of sanctioned /tmp/alias-user.txt)" "$(grep '^Sanctioned:' /tmp/alias-pid.txt)" || return 1
+	# each user alias: a row with its pfn, its user address and region user
+	while read -r l; do
+		pfn=$(echo "$l" | sed 's/^pfn=\([^ ]*\) .*/\1/')
+		va=$(echo "$l" | sed 's/.* alias=\(0x[0-9a-f]*\) .*/\1/')
+		t_eq "cmadebug rows with pfn $pfn, alias $va, region user" 1 "$(awk -v pfn=$pfn -v va=$va '{
+			p = a = u = 0
+			for (i = 1; i <= NF; i++) { if ($i == pfn) p = 1; if ($i == va) a = 1; if ($i == "user") u = 1 }
+			if (p && a && u) n++
+		} END { print n + 0 }' /tmp/alias-pid.txt)" || return 1
+	done </tmp/alias-user-lines.txt
+}
+
+# arm: a user mapping of a coherent buffer is a hazard, as every alias is
+# on 32-bit ARM (no arch_dma_prep_coherent()); cmadebug alias exits 3.
+test_user_alias_by_pid_hazard() {
+	user_alias_by_pid hazard "[^ ]*" MEM/BUFFERABLE/WC
+}
+
+test_cmadebug_alias_pid_hazard_exits_3() {
+	user_alias_by_pid hazard "[^ ]*" MEM/BUFFERABLE/WC 3
+}
+
+# arm64: the buffer's kernel remap is a sanctioned VM_DMA_COHERENT alias
+# of its cached linear-map pages; the user's write-combined mapping has the
+# same non-cacheable class, so it is sanctioned too; cmadebug alias exits 0.
+test_user_alias_by_pid_sanctioned() {
+	user_alias_by_pid sanctioned "MEM/NORMAL[^ ]*" MEM/NORMAL-NC
+}
+
+test_cmadebug_alias_pid_sanctioned_exits_0() {
+	user_alias_by_pid sanctioned "MEM/NORMAL[^ ]*" MEM/NORMAL-NC 0
 }
 
 # arm, cma=32M@0x50000000: exactly 32 sections (16 LPAE blocks) split for the
@@ -805,6 +1003,7 @@ LM_MAIN_TESTS="
 	test_meminfo_agrees_with_layout
 	test_alias_injection_found_and_removed
 	test_inject_rejects_bad_input
+	test_alias_check_pid_rejects_bad_input
 	test_alias_check_during_alloc_free
 	$LM_WALK_TESTS
 	test_cmadebug_splits_agrees_with_kernel
@@ -813,10 +1012,12 @@ LM_ARM_MAIN_TESTS="
 	test_private_pool_split_at_boot
 	test_cmadebug_alias_clean_board_exits_0
 	test_alias_check_clean_at_boot
-	test_coherent_alloc_traces_attr_change"
+	test_coherent_alloc_traces_attr_change
+	test_cmadebug_alias_pid_hazard_exits_3"
 LM_ARM64_MAIN_TESTS="
 	test_noncoherent_buffer_alias_found
-	test_cmadebug_alias_sanctioned_exits_0"
+	test_cmadebug_alias_sanctioned_exits_0
+	test_cmadebug_alias_pid_sanctioned_exits_0"
 # on the boards whose linear map holds still between two reads: not with
 # KFENCE (the debug and UEFI boards) or debug_pagealloc=on (the KASAN
 # board, whose shadow also lies where the walk assumes the linear map)

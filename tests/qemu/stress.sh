@@ -40,7 +40,7 @@ stress_cma_debugfs() { # AREA
 
 # Every file a reader can read, the series' and the kernel's own beside it.
 stress_read_all() {
-	for f in $CMA/*/* $LM/layout $LM/splits $LM/attr_changes \
+	for f in $CMA/*/* $LM/layout $LM/splits $LM/attr_changes $LM/alias_check_pid \
 		$LM/inject/aliases $CMA/*/inject/list $DMA_TEST/*/buffers \
 		/sys/kernel/debug/kernel_page_tables; do
 		[ -f "$f" ] && [ -r "$f" ] || continue

@@ -78,12 +78,13 @@ usage() {
 # ---- the walked range's mapping (kernel_page_tables) ----------------------
 
 # The offset from a linear-map virtual address to its physical one: from a
-# linear_map/splits record (addr= phys=) when there is one, else the first
-# linear-map entry in ptdump is the first System RAM in /proc/iomem.
+# linear_map/splits record (addr= phys=) when there is one that shows its
+# address (addr=0x0 where kptr_restrict hides it from this reader), else the
+# first linear-map entry in ptdump is the first System RAM in /proc/iomem.
 # Prints "VA_HEX_LOW48 PHYS_HEX" of one matching pair, or nothing.
 va_phys_pair() {
 	if [ -r "$LM/splits" ]; then
-		pair=$(sed -n 's/.* addr=0x\([0-9a-f]*\) phys=0x\([0-9a-f]*\) .*/\1 \2/p' "$LM/splits" | head -n 1)
+		pair=$(sed -n 's/.* addr=0x\([1-9a-f][0-9a-f]*\) phys=0x\([0-9a-f]*\) .*/\1 \2/p' "$LM/splits" | head -n 1)
 		if [ -n "$pair" ]; then
 			echo "$pair splits"
 			return

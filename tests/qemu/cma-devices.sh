@@ -62,10 +62,10 @@ test_test_driver_attaches_to_private_pool() {
 	t_eq "fimc-pool devices" "device=$TESTDEV driver=dma-cma-test
 records=1" "$(cat $POOL/devices)" || return 1
 	t_eq "default area devices" records=0 "$(cat /sys/kernel/debug/cma/reserved/devices)" || return 1
-	for f in alloc:200 free:200 buffers:400; do
+	for f in alloc:200 free:200 buffers:400 mmap:600; do
+		[ -e $TESTDIR/${f%:*} ] || t_fail "no $TESTDIR/${f%:*}" || return 1
 		t_eq "mode of dma-cma-test ${f%:*}" "${f#*:}" "$(stat -c %a $TESTDIR/${f%:*})" || return 1
 	done
-	[ -e $TESTDIR/mmap ] || t_fail "no $TESTDIR/mmap" || return 1
 	t_eq "buffers of a new device" records=0 "$(cat $TESTDIR/buffers)"
 }
 

@@ -408,17 +408,19 @@ trailer_of() {
 	tail -n 1 "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"
 }
 
-# user_alias_by_pid CLASS LINEAR_TYPE ALIAS_TYPE [RC]: a process maps a
-# 64 KiB coherent buffer of cmadebug-fimc write-combined (dma-mmap-hold,
-# through dma-cma-test's mmap); with its pid in alias_check_pid,
-# alias_check lists every page of that mapping once, as region=user lines
-# of CLASS with the pid, their user addresses where the holder mapped them,
-# counted in CLASS's totals, and the checked line says whose user mappings
-# were walked.  The mapped buffer cannot be freed (EBUSY) until the holder
-# is gone.  With RC, 'cmadebug alias --pid' lists the same alias, exits
-# RC and puts back the pid that was set before it.
+# user_alias_by_pid DEV CLASS LINEAR_TYPE ALIAS_TYPE CMA [RC]: a process
+# maps a 64 KiB coherent buffer of DEV write-combined (dma-mmap-hold,
+# through dma-cma-test's mmap); with its pid in alias_check_pid, the
+# checked line says whose user mappings were walked, and alias_check lists
+# every page of that mapping once, as region=user lines of CLASS with the
+# pid (linear_type=LINEAR_TYPE alias_type=ALIAS_TYPE cma=CMA), at the user
+# addresses the holder mapped them, counted in CLASS's totals.  CLASS none:
+# the mapping has the linear map's class, no line and no count changes.
+# The mapped buffer cannot be freed (EBUSY) until the holder is gone.  With
+# RC, 'cmadebug alias --pid' lists the same aliases, counts as the kernel,
+# exits RC and puts back the pid that was set before it.
 user_alias_by_pid() {
-	dev=cmadebug-fimc
+	dev=$1
 	dir=/sys/kernel/debug/dma-cma-test/$dev
 	size=65536
 	pages=$((size / 4096))
@@ -445,7 +447,7 @@ user_alias_by_pid() {
 	busy_rc=0
 	echo 1 >$dir/free 2>/tmp/free-busy.err || busy_rc=1
 	nbuf_busy=$(sed -n 's/^records=//p' $dir/buffers)
-	if [ -n "${4:-}" ]; then
+	if [ -n "${6:-}" ]; then
 		# something else set before: cmadebug puts it back
 		echo $$ >$LM/alias_check_pid
 		cmadebug alias --pid $holder >/tmp/alias-pid.txt 2>&1
@@ -479,8 +481,46 @@ user_alias_by_pid() {
 		t_fail "checked line with pid $holder: $(grep '^checked=' /tmp/alias-user.txt)" || return 1
 	grep ' region=user ' /tmp/alias-user.txt >/tmp/alias-user-lines.txt
 	n=$(wc -l </tmp/alias-user-lines.txt)
+	if [ "$2" = none ]; then
+		t_eq "region=user lines (the mapping has the linear map's class)" 0 "$n" || return 1
+		for k in count pages sanctioned sanctioned_pages; do
+			t_eq "$k= with the pid" "$(trailer_of $k /tmp/alias-nopid.txt)" "$(trailer_of $k /tmp/alias-user.txt)" || return 1
+		done
+	else
+		user_alias_lines_match "$2" "$3" "$4" "$5" || return 1
+	fi
+	# a mapped buffer is busy; freed once the holder is gone
+	[ $busy_rc != 0 ] || t_fail "freed the buffer while $holder mapped it" || return 1
+	grep -q 'Device or resource busy' /tmp/free-busy.err || t_fail "free while mapped: $(cat /tmp/free-busy.err), not EBUSY" || return 1
+	t_eq "buffers while mapped" $((nbuf + 1)) "$nbuf_busy" || return 1
+	t_eq "free after the holder exited" 0 "$free_rc" || { cat /tmp/free.err; return 1; }
+	t_eq "buffers after free" "$nbuf" "$nbuf_after" || return 1
+	t_eq "alias_check_pid after none" pid=none "$none_read" || return 1
+	[ -n "${6:-}" ] || return 0
+	sed 's/^/# cmadebug: /' /tmp/alias-pid.txt
+	t_eq "cmadebug alias --pid exit status" "$6" $cli_rc || return 1
+	t_eq "alias_check_pid after cmadebug alias --pid (put back)" "pid=$$" "$restored" || return 1
+	t_eq "hazards cmadebug counted" "Hazards: $(trailer_of count /tmp/alias-user.txt)" "$(grep '^Hazards:' /tmp/alias-pid.txt)" || return 1
+	t_eq "sanctioned aliases cmadebug counted" "Sanctioned: $(trailer_of sanctioned /tmp/alias-user.txt)" "$(grep '^Sanctioned:' /tmp/alias-pid.txt)" || return 1
+	# each user alias: a row with its pfn, its user address and region user
+	while read -r l; do
+		pfn=$(echo "$l" | sed 's/^pfn=\([^ ]*\) .*/\1/')
+		va=$(echo "$l" | sed 's/.* alias=\(0x[0-9a-f]*\) .*/\1/')
+		t_eq "cmadebug rows with pfn $pfn, alias $va, region user" 1 "$(awk -v pfn=$pfn -v va=$va '{
+			p = a = u = 0
+			for (i = 1; i <= NF; i++) { if ($i == pfn) p = 1; if ($i == va) a = 1; if ($i == "user") u = 1 }
+			if (p && a && u) n++
+		} END { print n + 0 }' /tmp/alias-pid.txt)" || return 1
+	done </tmp/alias-user-lines.txt
+}
+
+# user_alias_lines_match CLASS LINEAR_TYPE ALIAS_TYPE CMA: user_alias_by_pid's
+# region=user lines (/tmp/alias-user-lines.txt, of $holder's mapping at
+# $addr of the buffer at $bufpfn, $pages pages) against the reads without
+# and with the pid (/tmp/alias-nopid.txt, /tmp/alias-user.txt).
+user_alias_lines_match() {
 	[ "$n" -gt 0 ] || t_fail "no region=user line for pid $holder" || return 1
-	t_eq "region=user lines as documented" "$n" "$(grep -Ec "^pfn=0x[0-9a-f]+ pages=[0-9]+ class=$1 linear=0x[0-9a-f]+ linear_type=$2 alias=0x[0-9a-f]+ alias_type=$3 region=user caller=none cma=fimc-pool pid=$holder$" /tmp/alias-user-lines.txt)" || return 1
+	t_eq "region=user lines as documented" "$n" "$(grep -Ec "^pfn=0x[0-9a-f]+ pages=[0-9]+ class=$1 linear=0x[0-9a-f]+ linear_type=$2 alias=0x[0-9a-f]+ alias_type=$3 region=user caller=none cma=$4 pid=$holder$" /tmp/alias-user-lines.txt)" || return 1
 	# every page of the mapping once, where the holder mapped it
 	sum=0
 	while read -r l; do
@@ -500,51 +540,38 @@ user_alias_by_pid() {
 	esac
 	t_eq "$c= with the pid" $(($(trailer_of $c /tmp/alias-nopid.txt) + n)) "$(trailer_of $c /tmp/alias-user.txt)" || return 1
 	t_eq "$p= with the pid" $(($(trailer_of $p /tmp/alias-nopid.txt) + pages)) "$(trailer_of $p /tmp/alias-user.txt)" || return 1
-	t_eq "$o= with the pid" "$(trailer_of $o /tmp/alias-nopid.txt)" "$(trailer_of $o /tmp/alias-user.txt)" || return 1
-	# a mapped buffer is busy; freed once the holder is gone
-	[ $busy_rc != 0 ] || t_fail "freed the buffer while $holder mapped it" || return 1
-	grep -q 'Device or resource busy' /tmp/free-busy.err || t_fail "free while mapped: $(cat /tmp/free-busy.err), not EBUSY" || return 1
-	t_eq "buffers while mapped" $((nbuf + 1)) "$nbuf_busy" || return 1
-	t_eq "free after the holder exited" 0 "$free_rc" || { cat /tmp/free.err; return 1; }
-	t_eq "buffers after free" "$nbuf" "$nbuf_after" || return 1
-	t_eq "alias_check_pid after none" pid=none "$none_read" || return 1
-	[ -n "${4:-}" ] || return 0
-	sed 's/^/# cmadebug: /' /tmp/alias-pid.txt
-	t_eq "cmadebug alias --pid exit status" "$4" $cli_rc || return 1
-	t_eq "alias_check_pid after cmadebug alias --pid (put back)" "pid=$$" "$restored" || return 1
-	t_eq "hazards cmadebug counted" "Hazards: $(trailer_of count /tmp/alias-user.txt)" "$(grep '^Hazards:' /tmp/alias-pid.txt)" || return 1
-	t_eq "sanctioned aliases cmadebug counted" "Sanctioned: $(trailer_of sanctioned /tmp/alias-user.txt)" "$(grep '^Sanctioned:' /tmp/alias-pid.txt)" || return 1
-	# each user alias: a row with its pfn, its user address and region user
-	while read -r l; do
-		pfn=$(echo "$l" | sed 's/^pfn=\([^ ]*\) .*/\1/')
-		va=$(echo "$l" | sed 's/.* alias=\(0x[0-9a-f]*\) .*/\1/')
-		t_eq "cmadebug rows with pfn $pfn, alias $va, region user" 1 "$(awk -v pfn=$pfn -v va=$va '{
-			p = a = u = 0
-			for (i = 1; i <= NF; i++) { if ($i == pfn) p = 1; if ($i == va) a = 1; if ($i == "user") u = 1 }
-			if (p && a && u) n++
-		} END { print n + 0 }' /tmp/alias-pid.txt)" || return 1
-	done </tmp/alias-user-lines.txt
+	t_eq "$o= with the pid" "$(trailer_of $o /tmp/alias-nopid.txt)" "$(trailer_of $o /tmp/alias-user.txt)"
 }
 
-# arm: a user mapping of a coherent buffer is a hazard, as every alias is
-# on 32-bit ARM (no arch_dma_prep_coherent()); cmadebug alias exits 3.
-test_user_alias_by_pid_hazard() {
-	user_alias_by_pid hazard "[^ ]*" MEM/BUFFERABLE/WC
+# arm (and LPAE): fimc-pool's buffer is lowmem CMA that __dma_remap() made
+# write-combined in the linear map itself, so the user's write-combined
+# mapping of it has the linear map's class: walked, nothing to list, and
+# cmadebug alias still exits 0 on the clean board.
+test_user_alias_by_pid_clean() {
+	user_alias_by_pid cmadebug-fimc none - - -
 }
 
+test_cmadebug_alias_pid_clean_exits_0() {
+	user_alias_by_pid cmadebug-fimc none - - - 0
+}
+
+# arm, cma=0: the plain device's buffer comes from the remap allocator,
+# cached in the linear map; the user's write-combined mapping of it is a
+# hazard, as every alias is on 32-bit ARM (no arch_dma_prep_coherent());
+# cmadebug alias exits 3.
 test_cmadebug_alias_pid_hazard_exits_3() {
-	user_alias_by_pid hazard "[^ ]*" MEM/BUFFERABLE/WC 3
+	user_alias_by_pid cmadebug-plain hazard "MEM/CACHED/[A-Z]*" MEM/BUFFERABLE/WC none 3
 }
 
 # arm64: the buffer's kernel remap is a sanctioned VM_DMA_COHERENT alias
 # of its cached linear-map pages; the user's write-combined mapping has the
 # same non-cacheable class, so it is sanctioned too; cmadebug alias exits 0.
 test_user_alias_by_pid_sanctioned() {
-	user_alias_by_pid sanctioned "MEM/NORMAL[^ ]*" MEM/NORMAL-NC
+	user_alias_by_pid cmadebug-fimc sanctioned "MEM/NORMAL[^ ]*" MEM/NORMAL-NC fimc-pool
 }
 
 test_cmadebug_alias_pid_sanctioned_exits_0() {
-	user_alias_by_pid sanctioned "MEM/NORMAL[^ ]*" MEM/NORMAL-NC 0
+	user_alias_by_pid cmadebug-fimc sanctioned "MEM/NORMAL[^ ]*" MEM/NORMAL-NC fimc-pool 0
 }
 
 # arm, cma=32M@0x50000000: exactly 32 sections (16 LPAE blocks) split for the
@@ -1013,7 +1040,7 @@ LM_ARM_MAIN_TESTS="
 	test_cmadebug_alias_clean_board_exits_0
 	test_alias_check_clean_at_boot
 	test_coherent_alloc_traces_attr_change
-	test_cmadebug_alias_pid_hazard_exits_3"
+	test_cmadebug_alias_pid_clean_exits_0"
 LM_ARM64_MAIN_TESTS="
 	test_noncoherent_buffer_alias_found
 	test_cmadebug_alias_sanctioned_exits_0
@@ -1046,6 +1073,7 @@ LM_KEEP_SECTIONS_FAIL_TESTS="
 	test_kept_sections_alloc_fails"
 LM_NO_DEFAULT_CMA_TESTS="
 	test_remap_allocator_alias_found
+	test_cmadebug_alias_pid_hazard_exits_3
 	test_layout_agrees_with_ptdump
 	test_meminfo_agrees_with_layout"
 LM_FORCED_SPLIT_NOMAP_TESTS="

@@ -253,6 +253,29 @@ test_alias_injection_found_and_removed() {
 	t_eq "conflicts after removal" "$before" "$(count_of $LM/alias_check)"
 }
 
+# kptr_restrict=2 hides kernel addresses from everyone, root too: the
+# files print 0 where a kernel virtual address would be, and the pfns still.
+test_kptr_restrict_hides_kernel_addresses() {
+	old=$(cat /proc/sys/kernel/kptr_restrict) || t_fail "no kptr_restrict sysctl" || return 1
+	echo 1 >$LM/inject/alias_add || t_fail "alias_add 1 failed" || return 1
+	addr=$(sed -n 's/^alias=\(0x[0-9a-f]*\) .*/\1/p' $LM/inject/aliases)
+	echo 2 >/proc/sys/kernel/kptr_restrict
+	cat $LM/splits >/tmp/kptr-splits.txt
+	cat $LM/inject/aliases >/tmp/kptr-aliases.txt
+	cat $LM/alias_check >/tmp/kptr-alias.txt
+	echo "$old" >/proc/sys/kernel/kptr_restrict
+	echo "$addr" >$LM/inject/alias_remove || t_fail "alias_remove $addr failed" || return 1
+	sed 's/^/# /' /tmp/kptr-aliases.txt /tmp/kptr-alias.txt
+	[ "$addr" != 0x0 ] || t_fail "root saw alias=0x0 with kptr_restrict=$old" || return 1
+	t_eq "injected aliases shown" 1 "$(grep -c '^alias=0x0 pages=1 pfns=0x[0-9a-f]' /tmp/kptr-aliases.txt)" || return 1
+	! grep '^type=split' /tmp/kptr-splits.txt | grep -qv ' addr=0x0 ' ||
+		t_fail "a split record shows an address" || return 1
+	grep -q '^pfn=0x[0-9a-f]* .* linear=0x0 .* alias=0x0 .* region=vmalloc caller=linear_map_alias_add_write' /tmp/kptr-alias.txt ||
+		t_fail "the injected alias is not listed with hidden addresses" || return 1
+	! grep '^pfn=' /tmp/kptr-alias.txt | grep -v ' region=user ' | grep -q '\(linear\|alias\)=0x[1-9a-f]' ||
+		t_fail "alias_check shows a kernel address under kptr_restrict=2"
+}
+
 test_inject_rejects_bad_input() {
 	for v in 0 -1 abc 513 1x "" 99999999999999999999; do
 		if echo "$v" >$LM/inject/alias_add 2>/dev/null; then
@@ -1030,6 +1053,7 @@ LM_MAIN_TESTS="
 	test_meminfo_agrees_with_layout
 	test_alias_injection_found_and_removed
 	test_inject_rejects_bad_input
+	test_kptr_restrict_hides_kernel_addresses
 	test_alias_check_pid_rejects_bad_input
 	test_alias_check_during_alloc_free
 	$LM_WALK_TESTS

@@ -4,6 +4,7 @@ never strings copied per event, and no event records a kernel virtual
 address (perf with CAP_PERFMON reads them).  Checked on the event headers
 as kernel-patches/ adds them, and on the format files the guests printed."""
 import re
+import subprocess
 
 import pytest
 
@@ -85,3 +86,34 @@ def test_guest_format_names_every_enum(fixture, system, event):
     # Every symbol and flag value is a number: no enum name user space cannot evaluate.
     for value in re.findall(r"\{ ?([^,{}]+), \"", print_fmt):
         assert re.fullmatch(r"\(?[0-9]+[0-9 <()UL]*\)?|0x[0-9a-fA-F]+", value.strip()), value
+
+
+def series_new_file(path, tmp_path):
+    """The final text of a file the series creates, rebuilt by applying
+    each patch's part of it in order (git apply needs no kernel tree)."""
+    for patch in sorted((TOP / "kernel-patches").glob("[0-9]*.patch")):
+        if f"+++ b/{path}\n" in patch.read_text():
+            subprocess.run(["git", "apply", f"--include={path}", str(patch)],
+                           cwd=tmp_path, check=True, capture_output=True)
+    return (tmp_path / path).read_text()
+
+
+def seq_printf_calls(text):
+    """Each seq_printf(...) statement of @text, as one string."""
+    return [m.group(0) for m in re.finditer(r"seq_printf\(.*?\);", text, re.S)]
+
+
+def test_debugfs_kernel_addresses_honour_kptr_restrict(tmp_path):
+    """Root-only debugfs may show kernel virtual addresses, as ptdump does,
+    but only to readers kptr_restrict allows (kallsyms_show_value(), as
+    /proc/kallsyms decides): every addr=/linear=/alias= printed as a number
+    goes through show_addr, and nothing uses %px."""
+    text = series_new_file("mm/linear_map_debug.c", tmp_path)
+    assert "%px" not in text
+    calls = [c for c in seq_printf_calls(text)
+             if re.search(r"\b(addr|linear|alias)=0x%l?lx", c)]
+    assert len(calls) >= 4, "the splits, alias_check and aliases lines"
+    for call in calls:
+        assert "show_addr" in call, call
+    # show_addr comes from the reader's credentials, per read.
+    assert text.count("kallsyms_show_value(m->file->f_cred)") >= 3

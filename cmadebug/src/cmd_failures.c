@@ -27,7 +27,6 @@ static void emit_record(struct emit *e, const char *area,
 		emit_int(e, "refcount", "REF", r->refcount);
 		emit_int(e, "mapcount", "MAP", r->mapcount);
 		emit_uint(e, "flags", "FLAGS", FMT_HEX, r->flags);
-		emit_uint(e, "owner", NULL, FMT_DEC, r->owner);
 	} else {
 		emit_missing(e, "pfn", "PFN");
 		emit_missing(e, "kind", "KIND");
@@ -35,7 +34,6 @@ static void emit_record(struct emit *e, const char *area,
 		emit_missing(e, "refcount", "REF");
 		emit_missing(e, "mapcount", "MAP");
 		emit_missing(e, "flags", "FLAGS");
-		emit_missing(e, "owner", NULL);
 	}
 	emit_object_end(e);
 }

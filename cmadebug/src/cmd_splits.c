@@ -66,7 +66,7 @@ static void emit_splits(struct emit *e, const struct lm_splits *s)
 		emit_string(e, "to", "TO", r->to);
 		emit_level_size(e, "from_size_bytes", NULL, r->from);
 		emit_level_size(e, "to_size_bytes", NULL, r->to);
-		emit_uint(e, "count", "ENTRIES_SPLIT", FMT_DEC, r->count);
+		emit_uint(e, "entries", "ENTRIES_SPLIT", FMT_DEC, r->entries);
 		emit_object_end(e);
 	}
 	emit_list_end(e);
@@ -76,7 +76,7 @@ static void emit_splits(struct emit *e, const struct lm_splits *s)
 	for (unsigned int i = 0; i < s->nr_totals; i++) {
 		emit_object_begin(e, NULL);
 		emit_string(e, "cause", "CAUSE", s->total[i].cause);
-		emit_uint(e, "count", "ENTRIES_SPLIT", FMT_DEC, s->total[i].count);
+		emit_uint(e, "entries", "ENTRIES_SPLIT", FMT_DEC, s->total[i].entries);
 		emit_object_end(e);
 	}
 	emit_list_end(e);

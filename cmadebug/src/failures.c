@@ -45,8 +45,6 @@ static int record_field(struct cma_failure_rec *r, const char *key,
 		return copy_token(val, vlen, r->migratetype, FAIL_WORD_MAX);
 	if (key_is(key, klen, "kind"))
 		return copy_token(val, vlen, r->kind, FAIL_WORD_MAX);
-	if (key_is(key, klen, "owner"))
-		return parse_u64(val, vlen, &r->owner);
 	return 0;	/* a field a newer kernel added */
 }
 
@@ -78,7 +76,7 @@ static int record_kv(void *ctx, const char *key, size_t klen, const char *val,
 int failures_parse(const char *buf, size_t len, struct cma_failure_log *log)
 {
 	const char *p = buf, *end = buf + len;
-	uint64_t count = 0, dropped = 0;
+	uint64_t records = 0, dropped = 0;
 	unsigned int cap = 0;
 	bool done = false;
 	int ret = 0;
@@ -93,11 +91,11 @@ int failures_parse(const char *buf, size_t len, struct cma_failure_log *log)
 			eol = end;
 		n = (size_t)(eol - p);
 		if (done && n) {
-			ret = -EINVAL;	/* something after the count line */
+			ret = -EINVAL;	/* something after the records line */
 			goto fail;
 		}
-		if (n >= 6 && !memcmp(p, "count=", 6)) {
-			ret = count_dropped_parse(p, n, &count, &dropped);
+		if (n >= 8 && !memcmp(p, "records=", 8)) {
+			ret = records_dropped_parse(p, n, &records, &dropped);
 			if (ret)
 				goto fail;
 			done = true;
@@ -118,7 +116,7 @@ int failures_parse(const char *buf, size_t len, struct cma_failure_log *log)
 		}
 		p = eol + 1;
 	}
-	if (!done || count != log->nr) {
+	if (!done || records != log->nr) {
 		ret = -EINVAL;
 		goto fail;
 	}
@@ -204,7 +202,7 @@ int failures_load(const struct sysroot *sr, const char *area,
 		  struct cma_failure_log *log)
 {
 	return load_area_file(sr, area, "failures",
-			      "malformed or cut short (no matching count= line)",
+			      "malformed or cut short (no matching records= line)",
 			      parse_failures, log);
 }
 

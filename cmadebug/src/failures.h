@@ -33,7 +33,6 @@ struct cma_failure_rec {
 	int64_t mapcount;
 	char migratetype[FAIL_WORD_MAX];
 	char kind[FAIL_WORD_MAX];
-	uint64_t owner;
 };
 
 struct cma_failure_log {
@@ -45,7 +44,7 @@ struct cma_failure_log {
 /*
  * Parses a failures file.  Unknown keys are skipped (the format may grow at
  * the end of a line).  -EINVAL for a malformed line, and for a missing or
- * disagreeing count line: a file cut short must not pass as complete.
+ * disagreeing records line: a file cut short must not pass as complete.
  */
 int failures_parse(const char *buf, size_t len, struct cma_failure_log *log);
 void failures_free(struct cma_failure_log *log);

@@ -397,44 +397,75 @@ int ptdump_layout_parse(const char *buf, size_t len, struct lm_layout *layout)
 	return 0;
 }
 
+enum {
+	SPLIT_TYPE = 1 << 0,
+	SPLIT_CAUSE = 1 << 1,
+	SPLIT_ADDR = 1 << 2,
+	SPLIT_PHYS = 1 << 3,
+	SPLIT_SIZE = 1 << 4,
+	SPLIT_FROM = 1 << 5,
+	SPLIT_TO = 1 << 6,
+	SPLIT_ENTRIES = 1 << 7,
+	/* the keys of each type of line */
+	SPLIT_RECORD_KEYS = (1 << 8) - 1,
+	SPLIT_TOTAL_KEYS = SPLIT_TYPE | SPLIT_CAUSE | SPLIT_ENTRIES,
+};
+
+/* One line of linear_map/splits: a record or a cause's total. */
+struct split_line {
+	char type[LM_WORD_MAX];
+	struct lm_split s;
+	unsigned int seen;	/* SPLIT_* */
+};
+
 static int split_kv(void *ctx, const char *key, size_t klen, const char *val,
 		    size_t vlen)
 {
-	struct lm_split *s = ctx;
+	static const struct {
+		const char *key;
+		unsigned int bit;
+	} keys[] = {
+		{ "type", SPLIT_TYPE }, { "cause", SPLIT_CAUSE },
+		{ "addr", SPLIT_ADDR }, { "phys", SPLIT_PHYS },
+		{ "size", SPLIT_SIZE }, { "from", SPLIT_FROM },
+		{ "to", SPLIT_TO }, { "entries", SPLIT_ENTRIES },
+	};
+	struct split_line *l = ctx;
+	struct lm_split *s = &l->s;
+	unsigned int bit = 0;
 
-	if (key_is(key, klen, "cause"))
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+		if (key_is(key, klen, keys[i].key))
+			bit = keys[i].bit;
+	if (!bit)
+		return 0;	/* a field a newer kernel added */
+	if (l->seen & bit)
+		return -EINVAL;	/* a key twice */
+	l->seen |= bit;
+	switch (bit) {
+	case SPLIT_TYPE:
+		return COPY_WORD(val, vlen, l->type);
+	case SPLIT_CAUSE:
 		return COPY_WORD(val, vlen, s->cause);
-	if (key_is(key, klen, "addr"))
+	case SPLIT_ADDR:
 		return parse_hex(val, vlen, &s->addr);
-	if (key_is(key, klen, "phys"))
+	case SPLIT_PHYS:
 		return parse_hex(val, vlen, &s->phys);
-	if (key_is(key, klen, "size"))
+	case SPLIT_SIZE:
 		return parse_u64(val, vlen, &s->size);
-	if (key_is(key, klen, "from"))
+	case SPLIT_FROM:
 		return COPY_WORD(val, vlen, s->from);
-	if (key_is(key, klen, "to"))
+	case SPLIT_TO:
 		return COPY_WORD(val, vlen, s->to);
-	if (key_is(key, klen, "count"))
-		return parse_u64(val, vlen, &s->count);
-	return 0;	/* a field a newer kernel added */
-}
-
-static int total_kv(void *ctx, const char *key, size_t klen, const char *val,
-		    size_t vlen)
-{
-	struct lm_cause_count *t = ctx;
-
-	if (key_is(key, klen, "cause"))
-		return COPY_WORD(val, vlen, t->cause);
-	if (key_is(key, klen, "count"))
-		return parse_u64(val, vlen, &t->count);
-	return -EINVAL;
+	default:
+		return parse_u64(val, vlen, &s->entries);
+	}
 }
 
 int splits_parse(const char *buf, size_t len, struct lm_splits *splits)
 {
 	const char *p = buf, *end = buf + len, *line;
-	uint64_t count = 0, dropped = 0;
+	uint64_t records = 0, dropped = 0;
 	unsigned int cap = 0;
 	bool done = false;
 	size_t n;
@@ -442,53 +473,44 @@ int splits_parse(const char *buf, size_t len, struct lm_splits *splits)
 
 	memset(splits, 0, sizeof(*splits));
 	while (next_line(&p, end, &line, &n)) {
+		struct split_line l;
+
 		if (!n)
 			continue;
 		if (done) {
-			ret = -EINVAL;	/* something after the count line */
+			ret = -EINVAL;	/* something after the records line */
 			goto fail;
 		}
-		if (n > 6 && !memcmp(line, "total ", 6)) {
-			struct lm_cause_count *c = &splits->total[splits->nr_totals];
-
-			if (splits->nr_totals == LM_CAUSES_MAX) {
-				ret = -EINVAL;
-				goto fail;
-			}
-			memset(c, 0, sizeof(*c));
-			ret = for_each_kv(line + 6, n - 6, total_kv, c);
-			if (ret || !c->cause[0]) {
-				ret = -EINVAL;
-				goto fail;
-			}
-			splits->nr_totals++;
-		} else if (n > 6 && !memcmp(line, "count=", 6)) {
-			ret = count_dropped_parse(line, n, &count, &dropped);
+		if (n > 8 && !memcmp(line, "records=", 8)) {
+			ret = records_dropped_parse(line, n, &records, &dropped);
 			if (ret)
 				goto fail;
 			done = true;
-		} else {
-			struct lm_split *s;
-
-			if (splits->nr_totals) {
-				ret = -EINVAL;	/* records come before totals */
-				goto fail;
-			}
+			continue;
+		}
+		memset(&l, 0, sizeof(l));
+		ret = for_each_kv(line, n, split_kv, &l);
+		if (ret)
+			goto fail;
+		if (!strcmp(l.type, "split") && l.seen == SPLIT_RECORD_KEYS &&
+		    !splits->nr_totals) {	/* records come before totals */
 			ret = grow_array((void **)&splits->rec, splits->nr, &cap,
-				   sizeof(*splits->rec));
+					 sizeof(*splits->rec));
 			if (ret)
 				goto fail;
-			s = &splits->rec[splits->nr];
-			memset(s, 0, sizeof(*s));
-			ret = for_each_kv(line, n, split_kv, s);
-			if (!ret && (!s->cause[0] || !s->from[0] || !s->to[0]))
-				ret = -EINVAL;
-			if (ret)
-				goto fail;
-			splits->nr++;
+			splits->rec[splits->nr++] = l.s;
+		} else if (!strcmp(l.type, "total") && l.seen == SPLIT_TOTAL_KEYS &&
+			   splits->nr_totals < LM_CAUSES_MAX) {
+			struct lm_cause_total *t = &splits->total[splits->nr_totals++];
+
+			strcpy(t->cause, l.s.cause);
+			t->entries = l.s.entries;
+		} else {
+			ret = -EINVAL;	/* another type, or keys missing */
+			goto fail;
 		}
 	}
-	if (!done || count != splits->nr) {
+	if (!done || records != splits->nr) {
 		ret = -EINVAL;
 		goto fail;
 	}
@@ -828,7 +850,7 @@ int layout_load(const struct sysroot *sr, struct lm_layout *layout)
 int splits_load(const struct sysroot *sr, struct lm_splits *splits)
 {
 	return sysroot_load(sr, FS_DEBUGFS, "linear_map/splits", lm_feature,
-			    "malformed or cut short (no matching count= line)",
+			    "malformed or cut short (no matching records= line)",
 			    parse_splits, splits);
 }
 

@@ -82,31 +82,33 @@ uint64_t lm_level_size(const char *name);
 
 struct lm_split {
 	char cause[LM_WORD_MAX];
-	uint64_t addr;
+	uint64_t addr;		/* 0: hidden from this reader (kptr_restrict) */
 	uint64_t phys;
 	uint64_t size;		/* bytes */
 	char from[LM_WORD_MAX];
 	char to[LM_WORD_MAX];
-	uint64_t count;		/* entries of FROM split */
+	uint64_t entries;	/* entries of FROM split */
 };
 
-struct lm_cause_count {
+struct lm_cause_total {
 	char cause[LM_WORD_MAX];
-	uint64_t count;
+	uint64_t entries;
 };
 
 struct lm_splits {
 	struct lm_split *rec;
 	unsigned int nr;
 	unsigned int nr_totals;
-	struct lm_cause_count total[LM_CAUSES_MAX];
+	struct lm_cause_total total[LM_CAUSES_MAX];
 	uint64_t dropped;	/* records the kernel had no room for */
 };
 
 /*
- * linear_map/splits: records, "total cause=C count=N" lines, then
- * "count=N dropped=M".  -EINVAL for a malformed line or a missing or
- * disagreeing count line.
+ * linear_map/splits: "type=split cause= addr= phys= size= from= to=
+ * entries=" records, then "type=total cause= entries=" lines, then
+ * "records=N dropped=M" (N: the type=split lines).  Every key shown is
+ * required; unknown keys are skipped.  -EINVAL for a malformed line, an
+ * unknown type, or a missing or disagreeing records line.
  */
 int splits_parse(const char *buf, size_t len, struct lm_splits *splits);
 void splits_free(struct lm_splits *splits);

@@ -204,19 +204,19 @@ int copy_token(const char *s, size_t len, char *dst, size_t size)
 	return 0;
 }
 
-struct count_line {
-	bool has_count, has_dropped;
-	uint64_t *count, *dropped;
+struct records_line {
+	bool has_records, has_dropped;
+	uint64_t *records, *dropped;
 };
 
-static int count_kv(void *ctx, const char *key, size_t klen, const char *val,
-		    size_t vlen)
+static int records_kv(void *ctx, const char *key, size_t klen, const char *val,
+		      size_t vlen)
 {
-	struct count_line *t = ctx;
+	struct records_line *t = ctx;
 
-	if (key_is(key, klen, "count") && !t->has_count) {
-		t->has_count = true;
-		return parse_u64(val, vlen, t->count);
+	if (key_is(key, klen, "records") && !t->has_records) {
+		t->has_records = true;
+		return parse_u64(val, vlen, t->records);
 	}
 	if (key_is(key, klen, "dropped") && !t->has_dropped) {
 		t->has_dropped = true;
@@ -225,15 +225,15 @@ static int count_kv(void *ctx, const char *key, size_t klen, const char *val,
 	return -EINVAL;
 }
 
-int count_dropped_parse(const char *line, size_t len, uint64_t *count,
-			uint64_t *dropped)
+int records_dropped_parse(const char *line, size_t len, uint64_t *records,
+			  uint64_t *dropped)
 {
-	struct count_line t = { false, false, count, dropped };
-	int ret = for_each_kv(line, len, count_kv, &t);
+	struct records_line t = { false, false, records, dropped };
+	int ret = for_each_kv(line, len, records_kv, &t);
 
 	if (ret)
 		return ret;
-	return t.has_count && t.has_dropped ? 0 : -EINVAL;
+	return t.has_records && t.has_dropped ? 0 : -EINVAL;
 }
 
 bool next_line(const char **p, const char *end, const char **line,

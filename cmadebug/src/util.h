@@ -62,11 +62,11 @@ int write_all(int fd, const void *buf, size_t len);
 int copy_token(const char *s, size_t len, char *dst, size_t size);
 
 /*
- * The closing "count=N dropped=M" line of a debugfs list (both keys
+ * The closing "records=N dropped=M" line of a debugfs list (both keys
  * required, nothing else); -EINVAL otherwise.
  */
-int count_dropped_parse(const char *line, size_t len, uint64_t *count,
-			uint64_t *dropped);
+int records_dropped_parse(const char *line, size_t len, uint64_t *records,
+			  uint64_t *dropped);
 
 /*
  * The next line of [*p, end) into LINE and LEN (without its newline),

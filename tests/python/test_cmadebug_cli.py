@@ -360,7 +360,7 @@ def test_splits_without_linear_map_or_ptdump(cmadebug_bin, tmp_path):
     # a sanctioned alias the count line does not account for
     ("alias_check", lambda t: re.sub(r" sanctioned=(\d+)", lambda m: f" sanctioned={int(m[1]) - 1}", t),
      ["alias_check", "cut short"]),
-    ("splits", lambda t: t[: t.rindex("count=")], ["linear_map/splits", "cut short"]),
+    ("splits", lambda t: t[: t.rindex("records=")], ["linear_map/splits", "cut short"]),
     ("layout", lambda t: t[: t.rindex("BootMapped")], ["linear_map/layout", "cut short"]),
     ("attr_changes", lambda t: t[: t.rindex("bytes=")], ["linear_map/attr_changes", "malformed"]),
 ])

@@ -452,22 +452,26 @@ static void test_failures_parser(struct results *r)
 {
 	static const char ok[] =
 		"time_ns=5 attempt=1 start_pfn=none count=9 align=0 err=-12 stage=no-space pfn=none\n"
-		"time_ns=7 attempt=2 start_pfn=0x7e040 count=8 align=3 err=-16 stage=migrate pfn=0x7e041 flags=0x10000 refcount=2 mapcount=-1 migratetype=Isolate kind=movable_ops owner=9 future=1\n"
-		"count=2 dropped=4\n";
+		"time_ns=7 attempt=2 start_pfn=0x7e040 count=8 align=3 err=-16 stage=migrate pfn=0x7e041 flags=0x10000 refcount=2 mapcount=-1 migratetype=CMA kind=movable_ops future=1\n"
+		"records=2 dropped=4\n";
 	static const char *const bad[] = {
-		"",						/* no count line */
+		"",						/* no records line */
 		"time_ns=5 err=-16 stage=test\n",		/* cut short */
-		"time_ns=5 err=-16 stage=test\ncount=2 dropped=0\n",	/* count disagrees */
-		"time_ns=x err=-16 stage=test\ncount=1 dropped=0\n",	/* not a number */
-		"time_ns=5 err=-16 stage=test pfn=12\ncount=1 dropped=0\n",	/* pfn not hex */
-		"time_ns=5 err=-16 stage=test =3\ncount=1 dropped=0\n",	/* empty key */
-		"count=0 dropped=0\ntime_ns=5\n",		/* after the count */
-		"count=0\n",					/* no dropped */
-		"time_ns=5 err=-16 stage=averyveryveryverylongstagename\ncount=1 dropped=0\n",
+		"time_ns=5 err=-16 stage=test\nrecords=2 dropped=0\n",	/* records disagrees */
+		"time_ns=x err=-16 stage=test\nrecords=1 dropped=0\n",	/* not a number */
+		"time_ns=5 err=-16 stage=test pfn=12\nrecords=1 dropped=0\n",	/* pfn not hex */
+		"time_ns=5 err=-16 stage=test =3\nrecords=1 dropped=0\n",	/* empty key */
+		"records=0 dropped=0\ntime_ns=5\n",		/* after the records line */
+		"records=0\n",					/* no dropped */
+		"records=0 dropped=0 more=1\n",			/* a key the trailer has not */
+		"records=0 records=0 dropped=0\n",		/* a key twice */
+		"time_ns=5 err=-16 stage=averyveryveryverylongstagename\nrecords=1 dropped=0\n",
 		/* records without the keys every record has: were err=0 failures */
-		"future=1\ncount=1 dropped=0\n",
-		"time_ns=5 stage=test\ncount=1 dropped=0\n",	/* no err */
-		"time_ns=5 err=-16\ncount=1 dropped=0\n",	/* no stage */
+		"future=1\nrecords=1 dropped=0\n",
+		"time_ns=5 stage=test\nrecords=1 dropped=0\n",	/* no err */
+		"time_ns=5 err=-16\nrecords=1 dropped=0\n",	/* no stage */
+		/* the old format: its count= trailer is no trailer */
+		"time_ns=5 err=-16 stage=test owner=0\ncount=1 dropped=0\n",
 	};
 	struct cma_failure_log log;
 	const struct cma_failure_rec *m;
@@ -478,20 +482,23 @@ static void test_failures_parser(struct results *r)
 	CHECK_U64(r, "dropped", 4, log.dropped);
 	if (log.nr == 2) {
 		CHECK(r, !log.rec[0].has_start && !log.rec[0].has_pfn &&
-			 !strcmp(log.rec[0].stage, "no-space") && log.rec[0].err == -12,
-		      "no-space record");
+			 !strcmp(log.rec[0].stage, "no-space") && log.rec[0].err == -12 &&
+			 log.rec[0].count == 9, "no-space record");
 		m = &log.rec[1];
 		CHECK(r, m->has_start && m->start_pfn == 0x7e040 && m->has_pfn &&
 			 m->pfn == 0x7e041 && m->flags == 0x10000 && m->refcount == 2 &&
-			 m->mapcount == -1 && m->owner == 9 && m->align == 3 &&
+			 m->mapcount == -1 && m->align == 3 && m->count == 8 &&
 			 !strcmp(m->kind, "movable_ops") &&
-			 !strcmp(m->migratetype, "Isolate"),
+			 !strcmp(m->migratetype, "CMA"),
 		      "migrate record, unknown key skipped");
 	}
 	failures_free(&log);
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
 		CHECK(r, failures_parse(bad[i], strlen(bad[i]), &log) == -EINVAL,
 		      "bad input %zu refused: '%s'", i, bad[i]);
+	CHECK(r, failures_parse("records=0 dropped=7\n", 20, &log) == 0 && !log.nr &&
+		 log.dropped == 7, "no record kept, seven dropped");
+	failures_free(&log);
 }
 
 static void test_stats_parser(struct results *r)
@@ -1212,7 +1219,7 @@ static void test_garbage_and_huge(struct results *r)
 		for (int i = 0; i < 20000; i++)
 			used += (size_t)snprintf(buf + used, huge - used,
 						 "time_ns=%d err=-16 stage=migrate pfn=0x%x\n", i, i);
-		used += (size_t)snprintf(buf + used, huge - used, "count=20000 dropped=1\n");
+		used += (size_t)snprintf(buf + used, huge - used, "records=20000 dropped=1\n");
 		CHECK(r, failures_parse(buf, used, &log) == 0 && log.nr == 20000,
 		      "20000 failure records");
 		failures_free(&log);
@@ -1227,11 +1234,51 @@ static void test_linear_map_parsers(struct results *r)
 	static const char bad_sum[] = "DirectMap1M:   2048 kB\nMapped:   3072 kB\n"
 				      "NotPresent:  0 kB\nBootMapped:  3072 kB\n";
 	static const char splits[] =
-		"cause=cma-remap addr=0xd7000000 phys=0x57000000 size=16777216 from=1M to=4k count=16\n"
-		"total cause=cma-remap count=16\ntotal cause=forced count=0\ncount=1 dropped=2\n";
+		"type=split cause=cma-remap addr=0xd7000000 phys=0x57000000 size=16777216 from=1M to=4k entries=16\n"
+		"type=split cause=forced addr=0x0 phys=0x60000000 size=2097152 from=1M to=4k entries=2 future=1\n"
+		"type=total cause=cma-remap entries=16\ntype=total cause=forced entries=2\n"
+		"records=2 dropped=3\n";
 	static const char splits_short[] =
-		"cause=cma-remap addr=0xd7000000 phys=0x57000000 size=16777216 from=1M to=4k count=16\n"
-		"total cause=cma-remap count=16\ncount=0 dropped=0\n";
+		"type=split cause=cma-remap addr=0xd7000000 phys=0x57000000 size=16777216 from=1M to=4k entries=16\n"
+		"type=total cause=cma-remap entries=16\nrecords=0 dropped=0\n";
+#define SPLIT_REC "type=split cause=c addr=0x1 phys=0x2 size=3 from=1M to=4k entries=4\n"
+	static const char *const bad_splits[] = {
+		"",						/* no records line */
+		SPLIT_REC,					/* cut short */
+		SPLIT_REC "records=1\n",			/* no dropped= */
+		SPLIT_REC "records=1 dropped=0 x=1\n",
+		SPLIT_REC "records=1 dropped=0\n" SPLIT_REC,	/* after the records line */
+		/* a record without one of its keys */
+		"type=split addr=0x1 phys=0x2 size=3 from=1M to=4k entries=4\nrecords=1 dropped=0\n",
+		"type=split cause=c phys=0x2 size=3 from=1M to=4k entries=4\nrecords=1 dropped=0\n",
+		"type=split cause=c addr=0x1 size=3 from=1M to=4k entries=4\nrecords=1 dropped=0\n",
+		"type=split cause=c addr=0x1 phys=0x2 from=1M to=4k entries=4\nrecords=1 dropped=0\n",
+		"type=split cause=c addr=0x1 phys=0x2 size=3 to=4k entries=4\nrecords=1 dropped=0\n",
+		"type=split cause=c addr=0x1 phys=0x2 size=3 from=1M entries=4\nrecords=1 dropped=0\n",
+		"type=split cause=c addr=0x1 phys=0x2 size=3 from=1M to=4k\nrecords=1 dropped=0\n",
+		"cause=c addr=0x1 phys=0x2 size=3 from=1M to=4k entries=4\nrecords=1 dropped=0\n",
+		"type=split cause=c addr=1 phys=0x2 size=3 from=1M to=4k entries=4\nrecords=1 dropped=0\n",
+		"type=split cause=c addr=0x1 phys=0x2 size=3 from=1M to=4k entries=x\nrecords=1 dropped=0\n",
+		"type=split cause=c addr=0x1 phys=0x2 size=3 from=1M to=4k entries=4 entries=4\n"
+		"records=1 dropped=0\n",
+		"type=merge cause=c addr=0x1 phys=0x2 size=3 from=1M to=4k entries=4\nrecords=1 dropped=0\n",
+		/* totals: cause and entries, nothing of a record; after the records */
+		"type=total cause=c\nrecords=0 dropped=0\n",
+		"type=total entries=1\nrecords=0 dropped=0\n",
+		"type=total cause=c entries=1 from=1M\nrecords=0 dropped=0\n",
+		"type=total cause=c entries=1\n" SPLIT_REC "records=1 dropped=0\n",
+		"type=total cause=a entries=1\ntype=total cause=b entries=1\ntype=total cause=c entries=1\n"
+		"type=total cause=d entries=1\ntype=total cause=e entries=1\ntype=total cause=f entries=1\n"
+		"type=total cause=g entries=1\ntype=total cause=h entries=1\ntype=total cause=i entries=1\n"
+		"records=0 dropped=0\n",			/* more causes than held */
+		/* the old format */
+		"cause=c addr=0x1 phys=0x2 size=3 from=1M to=4k count=4\ntotal cause=c count=4\n"
+		"count=1 dropped=0\n",
+		"type=split cause=c addr=0x1 phys=0x2 size=3 from=1M to=4k count=4\nrecords=1 dropped=0\n",
+		"type=total cause=c count=4\nrecords=0 dropped=0\n",
+		SPLIT_REC "count=1 dropped=0\n",
+	};
+#undef SPLIT_REC
 	static const char alias[] =
 		"pfn=0x10 pages=2 linear=0xc0010000 linear_type=MEM/CACHED/WBRA alias=none "
 		"alias_type=MEM/BUFFERABLE/WC region=failed-change caller=none cma=reserved\n"
@@ -1291,12 +1338,24 @@ static void test_linear_map_parsers(struct results *r)
 	CHECK_U64(r, "1G", 1 << 30, lm_level_size("1G"));
 	CHECK_U64(r, "PMD is no size", 0, lm_level_size("PMD"));
 	CHECK_U64(r, "k alone", 0, lm_level_size("k"));
-	CHECK(r, splits_parse(splits, sizeof(splits) - 1, &sp) == 0 && sp.nr == 1 &&
-		 sp.nr_totals == 2 && sp.dropped == 2 && sp.rec[0].phys == 0x57000000 &&
-		 !strcmp(sp.rec[0].to, "4k") && sp.rec[0].count == 16, "splits");
+	CHECK(r, splits_parse(splits, sizeof(splits) - 1, &sp) == 0 && sp.nr == 2 &&
+		 sp.nr_totals == 2 && sp.dropped == 3 && sp.rec[0].phys == 0x57000000 &&
+		 sp.rec[0].addr == 0xd7000000 && sp.rec[0].size == 16 << 20 &&
+		 !strcmp(sp.rec[0].cause, "cma-remap") && !strcmp(sp.rec[0].from, "1M") &&
+		 !strcmp(sp.rec[0].to, "4k") && sp.rec[0].entries == 16 &&
+		 sp.rec[1].addr == 0 && sp.rec[1].entries == 2 &&
+		 !strcmp(sp.total[1].cause, "forced") && sp.total[1].entries == 2 &&
+		 sp.total[0].entries == 16,
+	      "splits: records (addr=0x0 when hidden, a newer key skipped), totals");
 	splits_free(&sp);
 	CHECK(r, splits_parse(splits_short, sizeof(splits_short) - 1, &sp) == -EINVAL &&
-		 !sp.rec, "a count line that disagrees");
+		 !sp.rec, "a records line that disagrees");
+	CHECK(r, splits_parse("type=total cause=c entries=0\nrecords=0 dropped=0", 48, &sp) == 0 &&
+		 !sp.nr && sp.nr_totals == 1, "totals alone, no final newline");
+	splits_free(&sp);
+	for (size_t i = 0; i < ARRAY_SIZE(bad_splits); i++)
+		CHECK(r, splits_parse(bad_splits[i], strlen(bad_splits[i]), &sp) == -EINVAL &&
+			 !sp.rec, "bad splits %zu refused: '%s'", i, bad_splits[i]);
 	CHECK(r, attr_changes_parse("cause=x changes=1 failures=2 bytes=3 new=9\n", 41, &attr) == 0 &&
 		 attr.nr == 1 && attr.c[0].failures == 2 && attr.c[0].bytes == 3,
 	      "attr_changes, a newer key skipped");

@@ -306,6 +306,33 @@ void cma_devices_free(struct cma_devices *devs)
 	devs->nr = 0;
 }
 
+/* One "device=NAME driver=DRV" line. */
+struct device_line {
+	struct cma_device *dev;
+	unsigned int seen;	/* 1: device=, 2: driver= */
+};
+
+static int device_kv(void *ctx, const char *key, size_t klen, const char *val,
+		     size_t vlen)
+{
+	struct device_line *l = ctx;
+	unsigned int bit = key_is(key, klen, "device") ? 1 :
+			   key_is(key, klen, "driver") ? 2 : 0;
+
+	if (!bit)
+		return 0;	/* a field a newer kernel added */
+	/* Names are printed and compared as strings: no NUL inside. */
+	if ((l->seen & bit) || memchr(val, '\0', vlen))
+		return -EINVAL;
+	l->seen |= bit;
+	if (bit == 2 && key_is(val, vlen, "none")) {
+		l->dev->driver[0] = '\0';	/* no driver bound */
+		return 0;
+	}
+	return copy_token(val, vlen, bit == 1 ? l->dev->name : l->dev->driver,
+			  CMA_DEVICE_NAME_MAX);
+}
+
 int cma_devices_parse(const char *buf, size_t len, struct cma_devices *devs)
 {
 	const char *p = buf, *end = buf + len, *line;
@@ -316,34 +343,29 @@ int cma_devices_parse(const char *buf, size_t len, struct cma_devices *devs)
 	devs->dev = NULL;
 	devs->nr = 0;
 	while (next_line(&p, end, &line, &llen)) {
-		const char *lp = line, *word[3];
-		size_t wlen[3];
-		unsigned int nw = 0;
-		uint64_t count;
+		struct device_line l;
+		uint64_t records;
 
 		if (counted)
-			goto fail;	/* nothing after the count */
-		if (llen > 6 && !memcmp(line, "count=", 6)) {
-			if (parse_u64(line + 6, llen - 6, &count) || count != devs->nr)
+			goto fail;	/* nothing after the records line */
+		if (llen > 8 && !memcmp(line, "records=", 8)) {
+			if (parse_u64(line + 8, llen - 8, &records) ||
+			    records != devs->nr)
 				goto fail;
 			counted = true;
 			continue;
 		}
-		while (nw < 3 && next_word(&lp, line + llen, &word[nw], &wlen[nw]))
-			nw++;
-		/* Names are printed and compared as strings: no NUL inside. */
-		if (nw != 2 || devs->nr == CMA_DEVICES_MAX ||
-		    memchr(word[0], '\0', wlen[0]) || memchr(word[1], '\0', wlen[1]))
+		if (devs->nr == CMA_DEVICES_MAX)
 			goto fail;
 		if (grow_array((void **)&devs->dev, devs->nr, &cap,
 			       sizeof(*devs->dev))) {
 			cma_devices_free(devs);
 			return -ENOMEM;
 		}
-		if (copy_token(word[0], wlen[0], devs->dev[devs->nr].name,
-			       sizeof(devs->dev[0].name)) ||
-		    copy_token(word[1], wlen[1], devs->dev[devs->nr].driver,
-			       sizeof(devs->dev[0].driver)))
+		l.dev = &devs->dev[devs->nr];
+		l.seen = 0;
+		memset(l.dev, 0, sizeof(*l.dev));
+		if (for_each_kv(line, llen, device_kv, &l) || l.seen != 3)
 			goto fail;
 		devs->nr++;
 	}

@@ -86,7 +86,7 @@ int cma_ranges_size(struct cma_area *a, const uint64_t *words);
 
 struct cma_device {
 	char name[CMA_DEVICE_NAME_MAX];
-	char driver[CMA_DEVICE_NAME_MAX];	/* "-": no driver bound */
+	char driver[CMA_DEVICE_NAME_MAX];	/* "": no driver bound */
 };
 
 #define CMA_DEVICES_MAX	256
@@ -97,8 +97,9 @@ struct cma_devices {
 };
 
 /*
- * Parser: "device driver" lines, then "count=N" equal to their number;
- * -EINVAL for anything else, -ENOMEM.  *DEVS is freed on error.
+ * Parser: "device=NAME driver=DRV" lines (DRV "none": no driver bound;
+ * unknown keys skipped), then "records=N" equal to their number; -EINVAL
+ * for anything else, -ENOMEM.  *DEVS is freed on error.
  */
 int cma_devices_parse(const char *buf, size_t len, struct cma_devices *devs);
 /*

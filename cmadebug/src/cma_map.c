@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0
-#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -27,89 +26,100 @@ static int cmp_run(const void *a, const void *b)
 	return x->first < y->first ? -1 : x->first > y->first;
 }
 
-/* strtoull with the checks strict parsing needs: base 16, "0x", no sign. */
-static int hex_at(const char *s, const char *end, uint64_t *v, const char **next)
-{
-	uint64_t x = 0;
-	const char *p = s;
+/* A run line's or the trailer's keys, each at most once (bits of SEEN). */
+struct alloc_line {
+	const char *const *keys;
+	unsigned int nr_keys;
+	uint64_t val[3];
+	unsigned int seen;
+	bool others_ok;		/* unknown keys skipped (run lines) */
+};
 
-	if (end - p < 3 || p[0] != '0' || p[1] != 'x')
-		return -EINVAL;
-	for (p += 2; p < end && isxdigit((unsigned char)*p); p++) {
-		if (x >> 60)
-			return -ERANGE;
-		x = x << 4 | (uint64_t)(isdigit((unsigned char)*p) ? *p - '0' :
-					tolower((unsigned char)*p) - 'a' + 10);
+static int alloc_kv(void *ctx, const char *key, size_t klen, const char *val,
+		    size_t vlen)
+{
+	struct alloc_line *l = ctx;
+
+	for (unsigned int i = 0; i < l->nr_keys; i++) {
+		if (!key_is(key, klen, l->keys[i]))
+			continue;
+		if (l->seen & 1u << i)
+			return -EINVAL;	/* a key twice */
+		l->seen |= 1u << i;
+		/* pfns in hex, counts in decimal */
+		return !strcmp(l->keys[i], "start_pfn") || !strcmp(l->keys[i], "end_pfn") ?
+		       parse_hex(val, vlen, &l->val[i]) :
+		       parse_u64(val, vlen, &l->val[i]);
 	}
-	if (p == s + 2)
-		return -EINVAL;
-	*v = x;
-	*next = p;
-	return 0;
+	return l->others_ok ? 0 : -EINVAL;
 }
 
-/* A decimal that starts with a digit (parse_u64 would skip blanks). */
-static int digits_u64(const char *s, const char *end, uint64_t *v)
+/* Parses LINE with KEYS (all required) into L->val[]. */
+static int alloc_line_parse(const char *line, size_t len,
+			    const char *const *keys, bool others_ok,
+			    struct alloc_line *l)
 {
-	if (s == end || !isdigit((unsigned char)*s))
-		return -EINVAL;
-	return parse_u64(s, (size_t)(end - s), v);
-}
+	int ret;
 
-/* "count=N pages=M", exactly, within [p, eol): the buffer need not end in
- * a NUL, so no sscanf. */
-static bool trailer_at(const char *p, const char *eol, uint64_t *nr,
-		       uint64_t *pages)
-{
-	const char *sp = memchr(p, ' ', (size_t)(eol - p));
-
-	return sp && !digits_u64(p + 6, sp, nr) && eol - sp > 7 &&
-	       !memcmp(sp + 1, "pages=", 6) && !digits_u64(sp + 7, eol, pages);
+	memset(l, 0, sizeof(*l));
+	l->keys = keys;
+	l->nr_keys = 3;
+	l->others_ok = others_ok;
+	ret = for_each_kv(line, len, alloc_kv, l);
+	if (ret)
+		return ret;
+	return l->seen == 7 ? 0 : -EINVAL;
 }
 
 int allocated_parse(const char *buf, size_t len, struct cma_map *map)
 {
-	const char *p = buf, *end = buf + len;
+	static const char *const run_keys[] = { "start_pfn", "end_pfn", "pages" };
+	static const char *const trailer_keys[] = { "records", "pages", "order_per_bit" };
+	const char *p = buf, *end = buf + len, *line;
 	unsigned int cap = 0;
 	bool done = false;
+	size_t n;
 	int ret = -EINVAL;
 
 	memset(map, 0, sizeof(*map));
 	map->source = "allocated";
-	while (p < end) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		uint64_t first, last, pages, nr, total;
+	while (next_line(&p, end, &line, &n)) {
+		struct alloc_line l;
+		uint64_t first, last, pages, opb;
 
-		if (!eol)
-			eol = end;
-		if (eol == p) {
-			p = eol + 1;
+		if (!n)
+			continue;
+		if (done)
+			goto fail;	/* something after the records line */
+		if (n > 8 && !memcmp(line, "records=", 8)) {
+			if (alloc_line_parse(line, n, trailer_keys, false, &l) ||
+			    l.val[0] != map->nr || l.val[1] != map->pages ||
+			    l.val[2] > 30)
+				goto fail;
+			/* Runs are whole bitmap bits of 1 << order_per_bit pages. */
+			opb = l.val[2];
+			for (unsigned int i = 0; i < map->nr; i++)
+				if ((map->run[i].last - map->run[i].first + 1) &
+				    ((1ULL << opb) - 1))
+					goto fail;
+			map->order_per_bit = opb;
+			done = true;
 			continue;
 		}
-		if (done)
+		if (alloc_line_parse(line, n, run_keys, true, &l))
 			goto fail;
-		if (eol - p >= 6 && !memcmp(p, "count=", 6)) {
-			if (!trailer_at(p, eol, &nr, &total) || nr != map->nr ||
-			    total != map->pages)
-				goto fail;
-			done = true;
-		} else {
-			const char *q;
-
-			if (hex_at(p, eol, &first, &q) || q == eol || *q != '-' ||
-			    hex_at(q + 1, eol, &last, &q) || q == eol || *q != ' ' ||
-			    parse_u64(q + 1, (size_t)(eol - q - 1), &pages) ||
-			    last < first || pages != last - first + 1 ||
-			    !pages ||	/* 0-0xffff...ffff wraps to 0 pages */
-			    map->pages + pages < map->pages ||
-			    (map->nr && first <= map->run[map->nr - 1].last))
-				goto fail;
-			ret = map_add(map, first, last, &cap);
-			if (ret)
-				goto fail;
-			ret = -EINVAL;
-		}
-		p = eol + 1;
+		first = l.val[0];
+		last = l.val[1];
+		pages = l.val[2];
+		if (last < first || pages != last - first + 1 ||
+		    !pages ||	/* 0-0xffff...ffff wraps to 0 pages */
+		    map->pages + pages < map->pages ||
+		    (map->nr && first <= map->run[map->nr - 1].last))
+			goto fail;
+		ret = map_add(map, first, last, &cap);
+		if (ret)
+			goto fail;
+		ret = -EINVAL;
 	}
 	if (done)
 		return 0;
@@ -131,6 +141,7 @@ int bitmap_parse(const char *buf, size_t len, uint64_t base_pfn,
 	map->source = "bitmap";
 	if (order_per_bit > 30)
 		return -EINVAL;
+	map->order_per_bit = order_per_bit;
 	const char *tok;
 	size_t toklen;
 
@@ -212,9 +223,19 @@ static bool runs_within(const struct cma_map *map, uint64_t base_pfn,
 	return true;
 }
 
+/* Whether every run starts on a bitmap bit of the area at BASE_PFN. */
+static bool runs_on_bits(const struct cma_map *map, uint64_t base_pfn)
+{
+	for (unsigned int i = 0; i < map->nr; i++)
+		if ((map->run[i].first - base_pfn) & ((1ULL << map->order_per_bit) - 1))
+			return false;
+	return true;
+}
+
 /*
  * Reads REL and parses it as the area's bitmap (BASE_PFN, PAGES,
- * ORDER_PER_BIT) or as "allocated", whose runs must lie in the area.
+ * ORDER_PER_BIT) or as "allocated", whose runs must lie in the area, on
+ * its bitmap bits, and whose order_per_bit must be the area's.
  */
 static int load_map_file(const struct sysroot *sr, const char *rel,
 			 bool allocated, uint64_t base_pfn, uint64_t pages,
@@ -236,10 +257,17 @@ static int load_map_file(const struct sysroot *sr, const char *rel,
 		return sysroot_content_error(sr, FS_DEBUGFS, rel,
 					     ret == -ENOMEM ? "out of memory" :
 					     "malformed or cut short");
-	if (allocated && !runs_within(map, base_pfn, pages)) {
+	if (!allocated)
+		return EXIT_OK;
+	if (!runs_within(map, base_pfn, pages)) {
 		cma_map_free(map);
 		return sysroot_content_error(sr, FS_DEBUGFS, rel,
 					     "a run lies outside the area");
+	}
+	if (map->order_per_bit != order_per_bit || !runs_on_bits(map, base_pfn)) {
+		cma_map_free(map);
+		return sysroot_content_error(sr, FS_DEBUGFS, rel,
+					     "order_per_bit or a run disagrees with the area's bitmap bits");
 	}
 	return EXIT_OK;
 }
@@ -254,7 +282,7 @@ int cma_map_load(const struct sysroot *sr, const struct cma_area *area,
 	snprintf(rel, sizeof(rel), "cma/%s/allocated", area->name);
 	if (sysroot_exists(sr, FS_DEBUGFS, rel))
 		return load_map_file(sr, rel, true, area->base_pfn,
-				     area->count, 0, map);
+				     area->count, area->order_per_bit, map);
 	if (!area->has_ranges) {
 		snprintf(rel, sizeof(rel), "cma/%s/bitmap", area->name);
 		return load_map_file(sr, rel, false, area->base_pfn, area->count,
@@ -263,6 +291,7 @@ int cma_map_load(const struct sysroot *sr, const struct cma_area *area,
 	/* 6.14+: one bitmap per range; cma/<area>/bitmap is range 0 only. */
 	memset(map, 0, sizeof(*map));
 	map->source = "ranges";
+	map->order_per_bit = area->order_per_bit;
 	for (unsigned int r = 0; r < area->nr_ranges; r++) {
 		snprintf(rel, sizeof(rel), "cma/%s/ranges/%u/bitmap", area->name, r);
 		ret = load_map_file(sr, rel, false, area->range[r].base_pfn,

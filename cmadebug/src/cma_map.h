@@ -21,10 +21,16 @@ struct cma_map {
 	struct pfn_run *run;
 	unsigned int nr;
 	uint64_t pages;
+	/* Runs are whole bitmap bits of 1 << order_per_bit pages. */
+	uint64_t order_per_bit;
 	const char *source;	/* "allocated", "bitmap" or "ranges" */
 };
 
-/* "0xfirst-0xlast pages" lines, then "count=N pages=M" (checked). */
+/*
+ * "start_pfn=0xA end_pfn=0xB pages=N" lines (B inclusive; unknown keys
+ * skipped), then "records=R pages=P order_per_bit=K", checked: R runs, P
+ * pages, each run whole 1 << K pages.  -EINVAL otherwise.
+ */
 int allocated_parse(const char *buf, size_t len, struct cma_map *map);
 /* debugfs u32 array words (little-endian bit order), ORDER pages a bit. */
 int bitmap_parse(const char *buf, size_t len, uint64_t base_pfn,

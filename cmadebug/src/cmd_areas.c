@@ -89,15 +89,14 @@ static void emit_devices(struct emit *e, const struct cma_devices *d)
 
 		emit_object_begin(e, NULL);
 		emit_string(e, "name", NULL, d->dev[i].name);
-		if (strcmp(d->dev[i].driver, "-"))
+		if (d->dev[i].driver[0])
 			emit_string(e, "driver", NULL, d->dev[i].driver);
 		else
 			emit_missing(e, "driver", NULL);
 		emit_object_end(e);
 		n = snprintf(cell + used, sizeof(cell) - used, "%s%s (%s)",
 			     i ? ", " : "", d->dev[i].name,
-			     strcmp(d->dev[i].driver, "-") ? d->dev[i].driver :
-							     "no driver");
+			     d->dev[i].driver[0] ? d->dev[i].driver : "no driver");
 		if (n < 0 || (size_t)n >= sizeof(cell) - used) {
 			snprintf(cell + sizeof(cell) - 5, 5, "...");
 			break;

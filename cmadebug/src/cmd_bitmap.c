@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdlib.h>
+#include <string.h>
 
 #include "cma_map.h"
 #include "commands.h"
@@ -143,6 +144,14 @@ int cmd_bitmap(struct cmd_ctx *ctx, int argc, char **argv)
 		emit_object_begin(e, NULL);
 		emit_string(e, "name", "AREA", areas.area[i].name);
 		emit_string(e, "source", "SOURCE", m->map.source);
+		/*
+		 * The allocated file's granule of its runs (whole bitmap bits of
+		 * 2^order_per_bit pages); left out for the bitmap files, as
+		 * 'areas' has it, so their output stays as it was.
+		 */
+		if (!strcmp(m->map.source, "allocated"))
+			emit_uint(e, "order_per_bit", NULL, FMT_DEC,
+				  m->map.order_per_bit);
 		emit_uint(e, "used_pages", "USED_PAGES", FMT_DEC, m->map.pages);
 		emit_list_begin(e, "failed_pfns");
 		for (unsigned int f = 0; f < m->nr_failed; f++)

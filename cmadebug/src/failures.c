@@ -135,31 +135,26 @@ void failures_free(struct cma_failure_log *log)
 
 int stats_parse(const char *buf, size_t len, struct cma_stats *stats)
 {
-	const char *p = buf, *end = buf + len;
+	const char *p = buf, *end = buf + len, *line, *eq;
+	size_t n;
 
 	memset(stats, 0, sizeof(*stats));
-	while (p < end) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		const char *sp;
-		size_t n;
+	while (next_line(&p, end, &line, &n)) {
+		size_t nlen;
 
-		if (!eol)
-			eol = end;
-		n = (size_t)(eol - p);
-		if (n) {
-			sp = memchr(p, ' ', n);
-			if (!sp || sp == p ||
-			    (size_t)(sp - p) >= sizeof(stats->stat[0].name) ||
-			    stats->nr == STATS_MAX)
-				return -EINVAL;
-			memcpy(stats->stat[stats->nr].name, p, (size_t)(sp - p));
-			stats->stat[stats->nr].name[sp - p] = '\0';
-			if (parse_u64(sp + 1, (size_t)(eol - sp - 1),
-				      &stats->stat[stats->nr].value))
-				return -EINVAL;
-			stats->nr++;
-		}
-		p = eol + 1;
+		if (!n)
+			continue;
+		/* "name=value": a name without blanks, a decimal without them. */
+		eq = memchr(line, '=', n);
+		nlen = eq ? (size_t)(eq - line) : 0;
+		if (!nlen || nlen >= sizeof(stats->stat[0].name) ||
+		    stats->nr == STATS_MAX || memchr(line, ' ', n) ||
+		    memchr(line, '\t', n) || memchr(line, '\0', nlen) ||
+		    parse_u64(eq + 1, n - nlen - 1, &stats->stat[stats->nr].value))
+			return -EINVAL;
+		memcpy(stats->stat[stats->nr].name, line, nlen);
+		stats->stat[stats->nr].name[nlen] = '\0';
+		stats->nr++;
 	}
 	return 0;
 }

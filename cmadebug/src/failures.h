@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Model of the per-area files kernel-patches/ adds: cma/<area>/failures
- * (key=value records, then "count=N dropped=M") and cma/<area>/stats
- * ("name value" counters).  Parsers take a buffer; the loaders read through
+ * (key=value records, then "records=N dropped=M") and cma/<area>/stats
+ * ("name=value" counters, one a line).  Parsers take a buffer; the loaders read through
  * the path layer.  Nothing here prints.
  */
 #ifndef CMADEBUG_FAILURES_H
@@ -59,7 +59,10 @@ struct cma_stats {
 	} stat[STATS_MAX];
 };
 
-/* Parses a stats file; -EINVAL for a malformed line or too many lines. */
+/*
+ * Parses a stats file, "name=value" lines; -EINVAL for a malformed line or
+ * too many lines.
+ */
 int stats_parse(const char *buf, size_t len, struct cma_stats *stats);
 /* The value of NAME, or false if the kernel did not report it. */
 bool stats_get(const struct cma_stats *stats, const char *name, uint64_t *v);

@@ -21,9 +21,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!ret) {
 		if (devs.nr > CMA_DEVICES_MAX)
 			abort();
+		/* a name always; a driver, or "" for driver=none */
 		for (unsigned int i = 0; i < devs.nr; i++)
-			if (!*devs.dev[i].name || !*devs.dev[i].driver ||
-			    strlen(devs.dev[i].name) >= CMA_DEVICE_NAME_MAX)
+			if (!*devs.dev[i].name ||
+			    strlen(devs.dev[i].name) >= CMA_DEVICE_NAME_MAX ||
+			    strlen(devs.dev[i].driver) >= CMA_DEVICE_NAME_MAX)
 				abort();
 		cma_devices_free(&devs);
 	}

@@ -685,7 +685,7 @@ def test_areas_columns_and_devices(cmadebug_bin):
     lines = res.stdout.splitlines()
     assert lines[0].split() == ["DEVICES", "NAME"]
     devices = (root / "sys/kernel/debug/cma/fimc-pool/devices").read_text().splitlines()
-    dev, driver = devices[0].split()
+    dev, driver = (kv.split("=", 1)[1] for kv in devices[0].split())   # device=NAME driver=DRV
     assert any(l.startswith(f"{dev} ({driver})") and l.endswith("fimc-pool") for l in lines[1:])
     doc = json.loads(run(cmadebug_bin, "--root", str(root), "--json", "areas").stdout)
     by_name = {a["name"]: a for a in doc["areas"]}
@@ -699,15 +699,15 @@ def test_stats_columns_follow_their_labels(cmadebug_bin, tmp_path):
     Before, the cells were placed by position and shifted left."""
     root = copy_tree(tmp_path)
     stats = root / "sys/kernel/debug/cma/reserved/stats"
-    stats.write_text("".join(l for l in stats.read_text().splitlines(True) if not l.startswith("retries ")))
+    stats.write_text("".join(l for l in stats.read_text().splitlines(True) if not l.startswith("retries=")))
     res = run(cmadebug_bin, "--root", str(root), "stats")
     assert res.returncode == 0, res.stderr
     # cells are apart by two blanks at least; "1.012 s" has one inside
     rows = [re.split(r"\s{2,}", l.strip()) for l in res.stdout.splitlines()]
     by_area = {r[0]: dict(zip(rows[0], r)) for r in rows[1:]}
     assert by_area["reserved"]["RETRIES"] == "-"
-    last_ns = int(next(l.split()[1] for l in stats.read_text().splitlines()
-                       if l.startswith("last_failure_ns ")))
+    last_ns = int(next(l.split("=")[1] for l in stats.read_text().splitlines()
+                       if l.startswith("last_failure_ns=")))
     # emit's rule: the unit that fits, three decimals
     human = f"{last_ns / 1e6:.3f} ms" if last_ns < 1e9 else f"{last_ns / 1e9:.3f} s"
     assert last_ns >= 1e6 and by_area["reserved"]["LAST_FAILURE"] == human
@@ -749,9 +749,51 @@ def test_allocated_run_outside_the_area(cmadebug_bin, tmp_path):
     root = copy_tree(tmp_path)
     area = root / "sys/kernel/debug/cma/reserved"
     end = int((area / "base_pfn").read_text()) + int((area / "count").read_text())
-    (area / "allocated").write_text(f"{end:#x}-{end + 1:#x} 2\ncount=1 pages=2\n")
-    res = run(cmadebug_bin, "--root", str(root), "bitmap")
+    opb = int((area / "order_per_bit").read_text())
+    (area / "allocated").write_text(f"start_pfn={end:#x} end_pfn={end + 1:#x} pages=2\n"
+                                    f"records=1 pages=2 order_per_bit={opb}\n")
+    res = run(cmadebug_bin, "--root", str(root), "bitmap", "reserved")
     assert_env_error(res, "allocated", "a run lies outside the area")
+
+
+def allocated_tree(tmp_path, order_per_bit):
+    """The captured arm64 tree with the reserved area's order_per_bit set
+    (the bitmap file made to match: nothing allocated) and its allocated
+    file empty; no failure log (no marks to read)."""
+    root = copy_tree(tmp_path)
+    area = root / "sys/kernel/debug/cma/reserved"
+    (area / "failures").unlink()
+    count = int((area / "count").read_text())
+    (area / "order_per_bit").write_text(f"{order_per_bit}\n")
+    (area / "bitmap").write_text(" ".join(["0"] * -(-(count >> order_per_bit) // 32)) + "\n")
+    (area / "allocated").write_text(f"records=0 pages=0 order_per_bit={order_per_bit}\n")
+    return root, area
+
+
+def test_allocated_order_per_bit_in_json(cmadebug_bin, tmp_path):
+    """The runs' granule: the allocated file's order_per_bit, per area."""
+    root, area = allocated_tree(tmp_path, 1)
+    base = int((area / "base_pfn").read_text())
+    (area / "allocated").write_text(f"start_pfn={base + 2:#x} end_pfn={base + 5:#x} pages=4\n"
+                                    "records=1 pages=4 order_per_bit=1\n")
+    res = run(cmadebug_bin, "--json", "--root", str(root), "bitmap", "reserved")
+    assert res.returncode == 0, res.stderr
+    doc = json.loads(res.stdout)
+    assert doc["runs"] == [{"area": "reserved", "first_pfn": base + 2, "last_pfn": base + 5, "pages": 4}]
+    assert doc["areas"][0]["order_per_bit"] == 1 and doc["areas"][0]["source"] == "allocated"
+
+
+@pytest.mark.parametrize("run_line, trailer", [
+    (None, "records=0 pages=0 order_per_bit=0"),   # not the area's order_per_bit
+    ("start_pfn={b1:#x} end_pfn={b2:#x} pages=2", "records=1 pages=2 order_per_bit=1"),  # off its bits
+], ids=["order", "alignment"])
+def test_allocated_that_disagrees_with_the_area(cmadebug_bin, tmp_path, run_line, trailer):
+    root, area = allocated_tree(tmp_path, 1)
+    base = int((area / "base_pfn").read_text())
+    lines = [run_line.format(b1=base + 1, b2=base + 2)] if run_line else []
+    (area / "allocated").write_text("".join(l + "\n" for l in lines + [trailer]))
+    assert_env_error(run(cmadebug_bin, "--root", str(root), "bitmap", "reserved"),
+                     "allocated", "order_per_bit or a run disagrees with the area's bitmap bits")
 
 
 @pytest.mark.parametrize("args", [

@@ -503,17 +503,38 @@ static void test_failures_parser(struct results *r)
 
 static void test_stats_parser(struct results *r)
 {
-	static const char ok[] = "requests 4\nsuccesses 1\nfailed_no_space 1\n";
+	static const char ok[] =
+		"requests=4\nsuccesses=1\nfailures=3\nretries=0\npages_migrated=12\n"
+		"failed_no_space=1\nlast_failure_ns=0\n";
+	static const char *const bad[] = {
+		"requests 4\n",			/* the old "name value" */
+		"requests\n",			/* no value */
+		"requests=\n",
+		"=4\n",				/* no name */
+		"requests=-1\n",		/* negative */
+		"requests=x\n",
+		"requests==4\n",
+		"requests=4 successes=1\n",	/* one counter a line */
+		"requests= 4\n",
+		"requests=18446744073709551616\n",	/* 2^64 */
+		"a_name_longer_than_the_model_holds=1\n",
+	};
 	struct cma_stats st;
 	uint64_t v = 0;
 
 	r->test = "stats_parse";
-	CHECK(r, stats_parse(ok, sizeof(ok) - 1, &st) == 0 && st.nr == 3, "parses");
+	CHECK(r, stats_parse(ok, sizeof(ok) - 1, &st) == 0 && st.nr == 7, "parses");
 	CHECK(r, stats_get(&st, "requests", &v) && v == 4, "requests");
-	CHECK(r, !stats_get(&st, "retries", &v), "absent counter");
-	CHECK(r, stats_parse("requests\n", 9, &st) == -EINVAL, "no value");
-	CHECK(r, stats_parse("requests -1\n", 12, &st) == -EINVAL, "negative");
-	CHECK(r, stats_parse(" 4\n", 3, &st) == -EINVAL, "no name");
+	CHECK(r, stats_get(&st, "pages_migrated", &v) && v == 12, "pages_migrated");
+	CHECK(r, stats_get(&st, "failed_no_space", &v) && v == 1, "failed_no_space");
+	CHECK(r, stats_get(&st, "last_failure_ns", &v) && v == 0, "last_failure_ns");
+	CHECK(r, !stats_get(&st, "failed_signal", &v), "absent counter");
+	CHECK(r, stats_parse("failed_future=2", 15, &st) == 0 && st.nr == 1 &&
+		 stats_get(&st, "failed_future", &v) && v == 2,
+	      "a counter cmadebug does not know, no final newline");
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		CHECK(r, stats_parse(bad[i], strlen(bad[i]), &st) == -EINVAL,
+		      "bad stats %zu refused: '%s'", i, bad[i]);
 }
 
 /* The captured failure logs parse and agree with the stats beside them. */
@@ -524,17 +545,25 @@ static void test_devices_parser(struct results *r)
 		int ret;
 		unsigned int nr;
 	} cases[] = {
-		{ "count=0\n", 0, 0 },
-		{ "cmadebug-fimc dma-cma-test\ncount=1\n", 0, 1 },
-		{ "a -\nb drv\ncount=2", 0, 2 },	/* no driver; no final newline */
-		{ "a drv\ncount=2\n", -EINVAL, 0 },	/* count disagrees */
-		{ "a drv\n", -EINVAL, 0 },		/* cut before the count */
-		{ "a drv extra\ncount=1\n", -EINVAL, 0 },
-		{ "a\ncount=1\n", -EINVAL, 0 },
-		{ "count=0\na drv\n", -EINVAL, 0 },	/* nothing after the count */
-		{ "count=x\n", -EINVAL, 0 },
+		{ "records=0\n", 0, 0 },
+		{ "device=cmadebug-fimc driver=dma-cma-test\nrecords=1\n", 0, 1 },
+		/* no driver bound; no final newline */
+		{ "device=a driver=none\ndevice=b driver=drv\nrecords=2", 0, 2 },
+		{ "device=a driver=drv bus=platform\nrecords=1\n", 0, 1 },	/* a newer key */
+		{ "device=a driver=drv\nrecords=2\n", -EINVAL, 0 },	/* records disagrees */
+		{ "device=a driver=drv\n", -EINVAL, 0 },	/* cut before the records line */
+		{ "device=a driver=drv extra\nrecords=1\n", -EINVAL, 0 },
+		{ "device=a\nrecords=1\n", -EINVAL, 0 },	/* no driver= */
+		{ "driver=drv\nrecords=1\n", -EINVAL, 0 },	/* no device= */
+		{ "device=a device=b driver=drv\nrecords=1\n", -EINVAL, 0 },
+		{ "device=a driver=\nrecords=1\n", -EINVAL, 0 },
+		{ "records=0\ndevice=a driver=drv\n", -EINVAL, 0 },	/* nothing after it */
+		{ "records=x\n", -EINVAL, 0 },
+		/* the old format */
+		{ "a -\ncount=1\n", -EINVAL, 0 },
+		{ "device=a driver=drv\ncount=1\n", -EINVAL, 0 },
 	};
-	static const char nul_name[] = "\0a drv\ncount=1\n";	/* fuzz_devices found it */
+	static const char nul_name[] = "device=\0a driver=drv\nrecords=1\n";
 	struct cma_devices devs;
 
 	r->test = "devices parser";
@@ -544,9 +573,12 @@ static void test_devices_parser(struct results *r)
 		CHECK(r, ret == cases[i].ret && (ret || devs.nr == cases[i].nr),
 		      "case %zu: ret %d (want %d), %u devices", i, ret,
 		      cases[i].ret, devs.nr);
+		if (!ret && i == 1)
+			CHECK(r, !strcmp(devs.dev[0].name, "cmadebug-fimc") &&
+				 !strcmp(devs.dev[0].driver, "dma-cma-test"), "name and driver");
 		if (!ret && i == 2)
-			CHECK(r, !strcmp(devs.dev[0].driver, "-") &&
-				 !strcmp(devs.dev[1].name, "b"), "names and drivers kept");
+			CHECK(r, !devs.dev[0].driver[0] && !strcmp(devs.dev[1].name, "b") &&
+				 !strcmp(devs.dev[1].driver, "drv"), "driver=none is no driver");
 		cma_devices_free(&devs);
 	}
 	CHECK(r, cma_devices_parse(nul_name, sizeof(nul_name) - 1, &devs) == -EINVAL,
@@ -595,15 +627,55 @@ static void test_map_parsers(struct results *r)
 {
 	/* bit 0..1 and 33 of an area of 64 pages at pfn 0x100 */
 	static const char words[] = "3 2\n";
-	static const char alloc[] = "0x100-0x101 2\n0x121-0x121 1\ncount=2 pages=3\n";
+	static const char alloc[] = "start_pfn=0x100 end_pfn=0x101 pages=2\n"
+		"start_pfn=0x121 end_pfn=0x121 pages=1\nrecords=2 pages=3 order_per_bit=0\n";
+	/* an area of 2 pages a bit: bits 0-1 and 4 */
+	static const char alloc2[] = "start_pfn=0x100 end_pfn=0x103 pages=4 future=1\n"
+		"start_pfn=0x108 end_pfn=0x109 pages=2\nrecords=2 pages=6 order_per_bit=1\n";
+	static const char *const bad[] = {
+		"start_pfn=0x100 end_pfn=0x101 pages=2\n",		/* no records line */
+		"start_pfn=0x100 end_pfn=0x101 pages=3\nrecords=1 pages=3 order_per_bit=0\n",
+		"start_pfn=0x101 end_pfn=0x100 pages=0\nrecords=1 pages=0 order_per_bit=0\n",
+		"start_pfn=0x100 end_pfn=0x101 pages=2\nrecords=2 pages=2 order_per_bit=0\n",
+		"start_pfn=0x100 end_pfn=0x101 pages=2\nrecords=1 pages=3 order_per_bit=0\n",
+		"start_pfn=0x100 end_pfn=0x101 pages=2\nrecords=1 pages=2\n",	/* no order */
+		"start_pfn=0x100 end_pfn=0x101 pages=2\nrecords=1 pages=2 order_per_bit=0 x=1\n",
+		"start_pfn=0x100 end_pfn=0x101 pages=2\nrecords=1 pages=2 order_per_bit=31\n",
+		/* runs that are not whole bits of 2 pages */
+		"start_pfn=0x100 end_pfn=0x102 pages=3\nrecords=1 pages=3 order_per_bit=1\n",
+		"start_pfn=0x100 pages=2\nrecords=1 pages=2 order_per_bit=0\n",	/* no end_pfn */
+		"start_pfn=0x100 end_pfn=0x101\nrecords=1 pages=2 order_per_bit=0\n",
+		"start_pfn=256 end_pfn=0x101 pages=2\nrecords=1 pages=2 order_per_bit=0\n",
+		"start_pfn=0x100 start_pfn=0x100 end_pfn=0x101 pages=2\n"
+		"records=1 pages=2 order_per_bit=0\n",
+		/* overlapping, and out of order */
+		"start_pfn=0x100 end_pfn=0x101 pages=2\nstart_pfn=0x101 end_pfn=0x101 pages=1\n"
+		"records=2 pages=3 order_per_bit=0\n",
+		"records=0 pages=0 order_per_bit=0\nstart_pfn=0x1 end_pfn=0x1 pages=1\n",
+		/* the old format */
+		"0x100-0x101 2\ncount=1 pages=2\n",
+		"start_pfn=0x100 end_pfn=0x101 pages=2\ncount=1 pages=2\n",
+	};
 	struct cma_map a, b;
 
 	r->test = "map_parsers";
 	CHECK(r, bitmap_parse(words, sizeof(words) - 1, 0x100, 64, 0, &a) == 0, "bitmap parses");
 	CHECK(r, allocated_parse(alloc, sizeof(alloc) - 1, &b) == 0, "allocated parses");
 	CHECK(r, a.nr == 2 && b.nr == 2 && a.pages == 3 && b.pages == 3 &&
+		 !a.order_per_bit && !b.order_per_bit &&
 		 !memcmp(a.run, b.run, 2 * sizeof(*a.run)), "same runs from both");
 	cma_map_free(&a);
+	cma_map_free(&b);
+	CHECK(r, bitmap_parse("19", 2, 0x100, 64, 1, &a) == 0, "bitmap of 2 pages a bit");
+	CHECK(r, allocated_parse(alloc2, sizeof(alloc2) - 1, &b) == 0 && b.order_per_bit == 1,
+	      "allocated with order_per_bit=1, a newer key skipped");
+	CHECK(r, a.nr == 2 && b.nr == 2 && a.pages == 6 && b.pages == 6 &&
+		 a.order_per_bit == 1 && !memcmp(a.run, b.run, 2 * sizeof(*a.run)),
+	      "same runs from both, order_per_bit 1");
+	cma_map_free(&a);
+	cma_map_free(&b);
+	CHECK(r, allocated_parse("records=0 pages=0 order_per_bit=3\n", 34, &b) == 0 &&
+		 !b.nr && b.order_per_bit == 3, "nothing allocated");
 	cma_map_free(&b);
 	CHECK(r, bitmap_parse("3", 1, 0x100, 64, 0, &a) == -EINVAL, "too few words");
 	CHECK(r, bitmap_parse("3 0 0", 5, 0x100, 64, 0, &a) == -EINVAL, "too many words");
@@ -611,17 +683,17 @@ static void test_map_parsers(struct results *r)
 	CHECK(r, bitmap_parse("1 0", 3, 0x100, 128, 1, &a) == 0 && a.nr == 1 &&
 		 a.run[0].first == 0x100 && a.run[0].last == 0x101, "order_per_bit 1");
 	cma_map_free(&a);
-	CHECK(r, allocated_parse("0x100-0x101 2\n", 14, &b) == -EINVAL, "no count line");
-	CHECK(r, allocated_parse("0x100-0x101 3\ncount=1 pages=3\n", 30, &b) == -EINVAL,
-	      "pages disagree with the range");
-	CHECK(r, allocated_parse("0x101-0x100 0\ncount=1 pages=0\n", 30, &b) == -EINVAL,
-	      "backwards range");
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		CHECK(r, allocated_parse(bad[i], strlen(bad[i]), &b) == -EINVAL && !b.run,
+		      "bad allocated %zu refused: '%s'", i, bad[i]);
 	{
-		static const char wraps[] = "0x0-0xffffffffffffffff 0\ncount=1 pages=0\n";
-		static const char sums[] = "0x0-0x7fffffffffffffff 9223372036854775808\n"
-			"0x8000000000000000-0xfffffffffffffffe 9223372036854775807\n"
-			"0xffffffffffffffff-0xffffffffffffffff 1\n"
-			"count=3 pages=0\n";
+		static const char wraps[] = "start_pfn=0x0 end_pfn=0xffffffffffffffff pages=0\n"
+			"records=1 pages=0 order_per_bit=0\n";
+		static const char sums[] =
+			"start_pfn=0x0 end_pfn=0x7fffffffffffffff pages=9223372036854775808\n"
+			"start_pfn=0x8000000000000000 end_pfn=0xfffffffffffffffe pages=9223372036854775807\n"
+			"start_pfn=0xffffffffffffffff end_pfn=0xffffffffffffffff pages=1\n"
+			"records=3 pages=0 order_per_bit=0\n";
 
 		CHECK(r, allocated_parse(wraps, sizeof(wraps) - 1, &b) == -EINVAL,
 		      "a run of 2^64 pages (its count wraps to 0)");
@@ -1207,7 +1279,7 @@ static void test_garbage_and_huge(struct results *r)
 		size_t used = 0;
 
 		for (int i = 0; i < STATS_MAX + 1; i++)
-			used += (size_t)snprintf(buf + used, huge - used, "c%d %d\n", i, i);
+			used += (size_t)snprintf(buf + used, huge - used, "c%d=%d\n", i, i);
 		CHECK(r, stats_parse(buf, used, &st) == -EINVAL, "%d counters are refused",
 		      STATS_MAX + 1);
 	}

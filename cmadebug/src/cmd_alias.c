@@ -113,6 +113,11 @@ int cmd_alias(struct cmd_ctx *ctx, int argc, char **argv)
 		emit_string(e, "region", "REGION", c->region);
 		emit_opt_string(e, "cma", "CMA", c->cma);
 		emit_opt_string(e, "caller", "CALLER", c->caller);
+		/* region user: the process (a column only when there is one) */
+		if (c->has_pid)
+			emit_uint(e, "pid", "PID", FMT_DEC, c->pid);
+		else
+			emit_missing(e, "pid", NULL);
 		emit_object_end(e);
 	}
 	emit_list_end(e);
@@ -125,6 +130,11 @@ int cmd_alias(struct cmd_ctx *ctx, int argc, char **argv)
 		  rep.unlisted_pages);
 	emit_bool(e, "incomplete", "Incomplete", rep.incomplete);
 	emit_word_list(e, "checked", "Checked", rep.checked);
+	/* whose user mappings "user" in checked means */
+	if (rep.has_pid)
+		emit_uint(e, "pid", "Checked pid", FMT_DEC, rep.pid);
+	else
+		emit_missing(e, "pid", NULL);
 	emit_word_list(e, "not_checked", "Not checked", rep.not_checked);
 	emit_object_end(e);
 	ret = alias_found(&rep) ? EXIT_PROBLEM : EXIT_OK;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -576,6 +577,31 @@ int attr_changes_parse(const char *buf, size_t len,
 	return changes->nr ? 0 : -EINVAL;
 }
 
+/* A process id as the kernel prints one: 1 to INT_MAX (pid_t). */
+static int pid_parse(const char *val, size_t vlen, uint64_t *pid)
+{
+	int ret = parse_u64(val, vlen, pid);
+
+	if (!ret && (!*pid || *pid > INT_MAX))
+		ret = -EINVAL;
+	return ret;
+}
+
+/* Whether WORD is one of the comma-separated words of CSV. */
+static bool csv_has(const char *csv, const char *word)
+{
+	const char *p = csv;
+
+	while (*p) {
+		size_t n = strcspn(p, ",");
+
+		if (key_is(p, n, word))
+			return true;
+		p += n + (p[n] == ',');
+	}
+	return false;
+}
+
 static int conflict_kv(void *ctx, const char *key, size_t klen,
 		       const char *val, size_t vlen)
 {
@@ -602,6 +628,12 @@ static int conflict_kv(void *ctx, const char *key, size_t klen,
 		return none ? 0 : COPY_WORD(val, vlen, c->caller);
 	if (key_is(key, klen, "cma"))
 		return none ? 0 : COPY_WORD(val, vlen, c->cma);
+	if (key_is(key, klen, "pid")) {
+		if (c->has_pid)
+			return -EINVAL;
+		c->has_pid = true;
+		return pid_parse(val, vlen, &c->pid);
+	}
 	if (key_is(key, klen, "class")) {
 		if (key_is(val, vlen, "hazard"))
 			c->cls = ALIAS_HAZARD;
@@ -635,6 +667,10 @@ static int checked_kv(void *ctx, const char *key, size_t klen,
 		return COPY_WORD(val, vlen, rep->checked);
 	if (key_is(key, klen, "not_checked"))
 		return COPY_WORD(val, vlen, rep->not_checked);
+	if (key_is(key, klen, "pid") && !rep->has_pid) {
+		rep->has_pid = true;
+		return pid_parse(val, vlen, &rep->pid);
+	}
 	return -EINVAL;
 }
 
@@ -696,7 +732,9 @@ int alias_parse(const char *buf, size_t len, struct alias_report *rep)
 				goto fail;
 			}
 			ret = for_each_kv(line, n, checked_kv, rep);
-			if (!ret && !rep->checked[0])
+			/* a process's mappings were walked: user and its pid */
+			if (!ret && (!rep->checked[0] ||
+				     rep->has_pid != csv_has(rep->checked, "user")))
 				ret = -EINVAL;
 			if (ret)
 				goto fail;
@@ -719,8 +757,10 @@ int alias_parse(const char *buf, size_t len, struct alias_report *rep)
 			c = &rep->c[rep->nr];
 			memset(c, 0, sizeof(*c));
 			ret = for_each_kv(line, n, conflict_kv, c);
+			/* pid= on the lines of one process's mappings, only */
 			if (!ret && (!c->pages || !c->linear_type[0] ||
-				     !c->alias_type[0] || !c->region[0]))
+				     !c->alias_type[0] || !c->region[0] ||
+				     c->has_pid != !strcmp(c->region, "user")))
 				ret = -EINVAL;
 			if (ret)
 				goto fail;
@@ -735,6 +775,14 @@ int alias_parse(const char *buf, size_t len, struct alias_report *rep)
 			else
 				rep->hazards++;
 			rep->nr++;
+		}
+	}
+	/* The user lines are of the process the checked line names. */
+	for (unsigned int i = 0; i < rep->nr; i++) {
+		if (rep->c[i].has_pid &&
+		    (!rep->has_pid || rep->c[i].pid != rep->pid)) {
+			ret = -EINVAL;
+			goto fail;
 		}
 	}
 	/* A read cut short has no count line, or one that disagrees. */

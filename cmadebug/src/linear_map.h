@@ -153,14 +153,17 @@ struct alias_conflict {
 	enum alias_class cls;
 	uint64_t pfn;
 	uint64_t pages;
-	uint64_t linear;		/* linear-map address */
+	uint64_t linear;		/* linear-map address; 0: hidden (kptr_restrict) */
 	char linear_type[LM_WORD_MAX];
 	bool has_alias;			/* false: alias=none (a failed change) */
-	uint64_t alias;
+	uint64_t alias;			/* a user VA in region user */
 	char alias_type[LM_WORD_MAX];
-	char region[LM_WORD_MAX];	/* vmalloc, modules, pkmap, failed-change */
+	/* vmalloc, modules, pkmap, failed-change, user (one process's mappings) */
+	char region[LM_WORD_MAX];
 	char caller[ALIAS_CALLER_MAX];	/* "" for caller=none */
 	char cma[CMA_NAME_MAX];		/* "" for cma=none */
+	bool has_pid;			/* region user only: the process */
+	uint64_t pid;
 };
 
 #define ALIAS_LIST_MAX	128
@@ -170,6 +173,9 @@ struct alias_report {
 	unsigned int nr;
 	char checked[ALIAS_LIST_MAX];		/* "linear,modules,..." */
 	char not_checked[ALIAS_LIST_MAX];
+	/* The checked line's pid=: checked has "user", this process's mm. */
+	bool has_pid;
+	uint64_t pid;
 	uint64_t hazards;		/* conflict lines not sanctioned */
 	uint64_t pages;			/* their pages and the unlisted ones */
 	uint64_t sanctioned;		/* conflict lines the arch sanctions */
@@ -179,7 +185,9 @@ struct alias_report {
 };
 
 /*
- * linear_map/alias_check: conflict lines, the checked= line, then
+ * linear_map/alias_check: conflict lines (region=user ones end in pid=N),
+ * the "checked=... [pid=N] not_checked=..." line (pid= exactly when
+ * checked lists user, the pid of every region=user line), then
  * "count=N pages=N [sanctioned=N sanctioned_pages=N] unlisted_pages=N
  * [incomplete=1]", where count and pages are the hazards (and the pages
  * beyond the list, not classified).  -EINVAL for a malformed line, and for

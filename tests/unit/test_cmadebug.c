@@ -1489,6 +1489,73 @@ static void test_linear_map_parsers(struct results *r)
 		      "alias: ... and so is a misspelt one");
 	}
 	{
+		/* One process's user mappings walked too (alias_check_pid):
+		 * region=user lines end in pid=, the checked line names it;
+		 * kernel addresses hidden by kptr_restrict read 0x0. */
+		static const char user[] =
+			"pfn=0x10 pages=2 class=hazard linear=0xc0010000 linear_type=MEM/CACHED/WBRA "
+			"alias=0xb6f00000 alias_type=MEM/BUFFERABLE/WC region=user caller=none "
+			"cma=reserved pid=412\n"
+			"pfn=0x20 pages=1 class=sanctioned linear=0x0 linear_type=A alias=0x0 "
+			"alias_type=B region=vmalloc caller=none cma=none\n"
+			"checked=linear,modules,pkmap,vmalloc,failed-changes,user pid=412 "
+			"not_checked=other-users,fixmap,kmap_local\n"
+			"count=1 pages=2 sanctioned=1 sanctioned_pages=1 unlisted_pages=0\n";
+		static const char user_clean[] =
+			"checked=linear,vmalloc,user pid=7 not_checked=other-users,fixmap\n"
+			"count=0 pages=0 unlisted_pages=0\n";
+#define USER_LINE(pid) "pfn=0x10 pages=1 class=hazard linear=0x1 linear_type=A alias=0x2 " \
+		"alias_type=B region=user caller=none cma=none" pid "\n"
+#define VMALLOC_LINE(pid) "pfn=0x10 pages=1 class=hazard linear=0x1 linear_type=A alias=0x2 " \
+		"alias_type=B region=vmalloc caller=none cma=none" pid "\n"
+#define CHECKED_USER(pid) "checked=linear,user" pid " not_checked=other-users\n"
+#define TRAILER_1 "count=1 pages=1 unlisted_pages=0\n"
+		static const char *const bad_user[] = {
+			/* a user line without its pid, a kernel line with one */
+			USER_LINE("") CHECKED_USER(" pid=5") TRAILER_1,
+			VMALLOC_LINE(" pid=5") CHECKED_USER(" pid=5") TRAILER_1,
+			/* user lines of a process the checked line does not name */
+			USER_LINE(" pid=5") "checked=linear not_checked=user\n" TRAILER_1,
+			USER_LINE(" pid=5") CHECKED_USER(" pid=6") TRAILER_1,
+			/* pid= exactly when checked lists user */
+			"checked=linear pid=5 not_checked=user\ncount=0 pages=0 unlisted_pages=0\n",
+			"checked=linear,users pid=5 not_checked=x\ncount=0 pages=0 unlisted_pages=0\n",
+			CHECKED_USER("") "count=0 pages=0 unlisted_pages=0\n",
+			/* not a process id */
+			USER_LINE(" pid=0") CHECKED_USER(" pid=0") TRAILER_1,
+			USER_LINE(" pid=-1") CHECKED_USER(" pid=-1") TRAILER_1,
+			USER_LINE(" pid=x") CHECKED_USER(" pid=x") TRAILER_1,
+			USER_LINE(" pid=2147483648") CHECKED_USER(" pid=2147483648") TRAILER_1,
+			USER_LINE(" pid=5 pid=5") CHECKED_USER(" pid=5") TRAILER_1,
+			CHECKED_USER(" pid=5 pid=5") "count=0 pages=0 unlisted_pages=0\n",
+			/* the user line's pages are a hazard's like any other */
+			USER_LINE(" pid=5") CHECKED_USER(" pid=5") "count=0 pages=0 unlisted_pages=0\n",
+		};
+#undef USER_LINE
+#undef VMALLOC_LINE
+#undef CHECKED_USER
+#undef TRAILER_1
+
+		CHECK(r, alias_parse(user, sizeof(user) - 1, &rep) == 0 && rep.nr == 2 &&
+			 !strcmp(rep.c[0].region, "user") && rep.c[0].has_pid &&
+			 rep.c[0].pid == 412 && rep.c[0].has_alias && rep.c[0].alias == 0xb6f00000 &&
+			 !rep.c[1].has_pid && rep.c[1].linear == 0 && rep.c[1].has_alias &&
+			 rep.has_pid && rep.pid == 412 && rep.hazards == 1 && rep.sanctioned == 1 &&
+			 alias_found(&rep),
+		      "alias: a process's user mappings, its pid on the lines and the checked line");
+		alias_free(&rep);
+		CHECK(r, alias_parse(user_clean, sizeof(user_clean) - 1, &rep) == 0 && !rep.nr &&
+			 rep.has_pid && rep.pid == 7 && !alias_found(&rep),
+		      "alias: a process walked, nothing found");
+		alias_free(&rep);
+		CHECK(r, alias_parse(alias_none, sizeof(alias_none) - 1, &rep) == 0 && !rep.has_pid,
+		      "alias: no pid set, none walked");
+		alias_free(&rep);
+		for (size_t i = 0; i < ARRAY_SIZE(bad_user); i++)
+			CHECK(r, alias_parse(bad_user[i], strlen(bad_user[i]), &rep) == -EINVAL &&
+				 !rep.c, "bad user alias %zu refused: '%s'", i, bad_user[i]);
+	}
+	{
 		/* %pS of a caller in a module, and a 300-byte symbol: both
 		 * made alias_parse() fail ("malformed or cut short"). */
 		char sym[301], buf[1024];

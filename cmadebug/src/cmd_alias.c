@@ -4,8 +4,14 @@
  * another cacheability class (debugfs linear_map/alias_check; on a live
  * arm64 kernel without it or ptdump, the tables through /proc/kcore).  Exit
  * status 3 when any is a hazard: aliases the kernel classes as sanctioned
- * (arm64's non-cacheable DMA remaps) are listed, not failed on.
+ * (arm64's non-cacheable DMA remaps) are listed, not failed on.  With
+ * --pid, one process's user mappings too (linear_map/alias_check_pid, set
+ * for the check and put back after it).
  */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
@@ -69,6 +75,80 @@ static int alias_kcore(const struct sysroot *sr, struct alias_report *rep,
 	return EXIT_OK;
 }
 
+static const char pid_file[] = "linear_map/alias_check_pid";
+static const char pid_feature[] =
+	"alias_check_pid (the linear_map patches, CONFIG_LINEAR_MAP_DEBUGFS)";
+
+/* Writes "N", or "none" without HAS_PID, to alias_check_pid: 0 or -errno. */
+static int write_pid(const struct sysroot *sr, bool has_pid, uint64_t pid)
+{
+	char text[24] = "none";
+
+	if (has_pid)
+		snprintf(text, sizeof(text), "%" PRIu64, pid);
+	return sysroot_write(sr, FS_DEBUGFS, pid_file, text, strlen(text));
+}
+
+/*
+ * alias_check with process PID's user mappings: alias_check_pid set to PID
+ * for the read, then back to what it was ("none" if the process it named
+ * has exited since).  EXIT_* after one error line.
+ */
+static int alias_load_pid(const struct sysroot *sr, uint64_t pid,
+			  struct alias_report *rep)
+{
+	bool had_pid;
+	uint64_t old_pid;
+	char *buf;
+	size_t len;
+	int ret, err;
+
+	if (!sr->live) {
+		err_msg("alias: --pid sets the live kernel's %s, a captured tree has none",
+			pid_file);
+		return EXIT_USAGE;
+	}
+	if (!sysroot_has(sr, FS_DEBUGFS))
+		return sysroot_unmounted_error(FS_DEBUGFS);
+	err = sysroot_read(sr, FS_DEBUGFS, pid_file, &buf, &len);
+	if (err)
+		return sysroot_read_error(sr, FS_DEBUGFS, pid_file, err, pid_feature);
+	err = alias_pid_parse(buf, len, &had_pid, &old_pid);
+	free(buf);
+	if (err)
+		return sysroot_content_error(sr, FS_DEBUGFS, pid_file,
+					     "neither pid=N nor pid=none");
+	err = write_pid(sr, true, pid);
+	if (err == -ESRCH || err == -EINVAL) {
+		err_msg("alias: --pid %" PRIu64 ": %s", pid, err == -ESRCH ?
+			"no such process" :
+			"the kernel refused it (a process without user memory, such as a kernel thread?)");
+		return EXIT_USAGE;
+	}
+	if (err)
+		return sysroot_read_error(sr, FS_DEBUGFS, pid_file, err, pid_feature);
+
+	ret = alias_load(sr, rep);
+	if (!ret && rep->has_pid && rep->pid != pid) {
+		sysroot_content_error(sr, FS_DEBUGFS, "linear_map/alias_check",
+				      "walked another process's mappings (alias_check_pid changed under us?)");
+		alias_free(rep);
+		ret = EXIT_ENV;
+	}
+
+	err = write_pid(sr, had_pid, old_pid);
+	/* it has exited since (ESRCH), or is exiting: its mm is gone (EINVAL) */
+	if ((err == -ESRCH || err == -EINVAL) && had_pid)
+		err = write_pid(sr, false, 0);
+	if (err) {
+		sysroot_read_error(sr, FS_DEBUGFS, pid_file, err, pid_feature);
+		if (!ret)
+			alias_free(rep);
+		return EXIT_ENV;
+	}
+	return ret;
+}
+
 int cmd_alias(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct emit *e = ctx->out;
@@ -81,8 +161,15 @@ int cmd_alias(struct cmd_ctx *ctx, int argc, char **argv)
 	ret = cmd_start(ctx, "alias", argc, argv, &args);
 	if (ret >= 0)
 		return ret;
-	kcore = args.kcore || kcore_instead(sr, true);
-	ret = kcore ? alias_kcore(sr, &rep, args.kcore) : alias_load(sr, &rep);
+	if (args.has_pid && args.kcore) {
+		err_msg("alias: --pid asks linear_map/alias_check, --kcore does not read it: one of them");
+		return EXIT_USAGE;
+	}
+	kcore = !args.has_pid && (args.kcore || kcore_instead(sr, true));
+	if (args.has_pid)
+		ret = alias_load_pid(sr, args.pid, &rep);
+	else
+		ret = kcore ? alias_kcore(sr, &rep, args.kcore) : alias_load(sr, &rep);
 	if (ret)
 		return ret;
 

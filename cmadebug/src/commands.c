@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* What every command does first: its arguments, the system, the areas. */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -63,6 +64,18 @@ int cmd_parse_args(const struct command *cmd, int argc, char **argv,
 				return EXIT_USAGE;
 			}
 			args->width = (unsigned int)w;
+			i++;
+			continue;
+		}
+		if ((cmd->accepts & ARG_PID) && !strcmp(a, "--pid")) {
+			if (i + 1 == argc ||
+			    parse_u64(argv[i + 1], strlen(argv[i + 1]), &args->pid) ||
+			    !args->pid || args->pid > INT_MAX) {
+				err_msg("%s: --pid needs a process id (a number from 1 to %d)",
+					cmd->name, INT_MAX);
+				return EXIT_USAGE;
+			}
+			args->has_pid = true;
 			i++;
 			continue;
 		}

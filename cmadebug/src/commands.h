@@ -24,6 +24,7 @@ enum {
 	ARG_OUTPUT = 1 << 3,	/* -o FILE */
 	ARG_COLUMNS = 1 << 4,	/* -o, --columns LIST (text tables) */
 	ARG_KCORE = 1 << 5,	/* --kcore: arm64's tables through /proc/kcore */
+	ARG_PID = 1 << 6,	/* --pid PID: a process's user mappings too */
 };
 
 #define MAP_WIDTH_DEFAULT	64
@@ -46,6 +47,8 @@ struct cmd_args {
 	const char *output;	/* -o FILE */
 	const char *columns;	/* -o LIST: "NAME,USED" */
 	bool kcore;		/* --kcore */
+	bool has_pid;
+	uint64_t pid;		/* --pid PID */
 };
 
 int cmd_areas(struct cmd_ctx *ctx, int argc, char **argv);

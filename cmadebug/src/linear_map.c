@@ -806,6 +806,18 @@ void alias_free(struct alias_report *rep)
 	memset(rep, 0, sizeof(*rep));
 }
 
+int alias_pid_parse(const char *buf, size_t len, bool *has_pid, uint64_t *pid)
+{
+	if (len && buf[len - 1] == '\n')
+		len--;
+	if (len < 5 || memcmp(buf, "pid=", 4) || memchr(buf, '\n', len) ||
+	    memchr(buf, ' ', len) || memchr(buf, '\t', len))
+		return -EINVAL;
+	*has_pid = !key_is(buf + 4, len - 4, "none");
+	*pid = 0;
+	return *has_pid ? pid_parse(buf + 4, len - 4, pid) : 0;
+}
+
 bool linear_map_present(const struct sysroot *sr)
 {
 	return sysroot_exists(sr, FS_DEBUGFS, "linear_map/layout");

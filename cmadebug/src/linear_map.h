@@ -197,6 +197,12 @@ struct alias_report {
 int alias_parse(const char *buf, size_t len, struct alias_report *rep);
 void alias_free(struct alias_report *rep);
 
+/*
+ * linear_map/alias_check_pid: "pid=N" (the process whose user mappings
+ * alias_check walks too) or "pid=none".  -EINVAL for anything else.
+ */
+int alias_pid_parse(const char *buf, size_t len, bool *has_pid, uint64_t *pid);
+
 /* A hazard was found (sanctioned aliases alone are not): exit status 3. */
 static inline bool alias_found(const struct alias_report *rep)
 {

@@ -69,17 +69,21 @@ static const struct command commands[] = {
 	  "  cmadebug splits\n"
 	  "  cmadebug splits --bytes\n"
 	  "  sudo cmadebug splits --kcore --json\n" },
-	{ .name = "alias", .run = cmd_alias, .accepts = ARG_KCORE,
+	{ .name = "alias", .run = cmd_alias, .accepts = ARG_KCORE | ARG_PID,
 	  .summary = "linear-map pages mapped again with another memory type (exit 3)",
-	  .usage = "[--kcore]",
+	  .usage = "[--kcore | --pid PID]",
 	  .help =
 	  "From the series' linear_map/alias_check, or on a live arm64 kernel\n"
 	  "without it and ptdump, from its page tables through /proc/kcore (root):\n"
 	  "non-cacheable mappings of linear-mapped RAM outside the linear map.\n"
-	  "  --kcore  through /proc/kcore even when debugfs has alias_check\n"
-	  "Exit status 3 when a conflict is listed.  Examples:\n"
+	  "  --kcore    through /proc/kcore even when debugfs has alias_check\n"
+	  "  --pid PID  also process PID's user mappings (region user): writes PID\n"
+	  "             to linear_map/alias_check_pid for the check, then puts back\n"
+	  "             what was there (live system only)\n"
+	  "Exit status 3 when a hazard is listed.  Examples:\n"
 	  "  cmadebug alias\n"
-	  "  cmadebug alias --json || echo conflicts\n" },
+	  "  cmadebug alias --json || echo conflicts\n"
+	  "  cmadebug alias --pid $(pidof camera-app)\n" },
 	{ .name = "snapshot", .run = cmd_snapshot, .accepts = ARG_OUTPUT,
 	  .summary = "everything above as one JSON document, written atomically",
 	  .usage = "-o FILE",

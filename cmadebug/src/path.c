@@ -337,6 +337,23 @@ int sysroot_read(const struct sysroot *sr, enum fs_kind kind, const char *rel,
 			       buf, len);
 }
 
+int sysroot_write(const struct sysroot *sr, enum fs_kind kind, const char *rel,
+		  const char *buf, size_t len)
+{
+	int fd, ret;
+
+	if (!sr->live)
+		return -EROFS;
+	/* No O_CREAT: a missing file is a kernel without the feature. */
+	fd = sysroot_fd(sr, kind, rel, O_WRONLY | O_TRUNC | O_NOCTTY);
+	if (fd < 0)
+		return fd;
+	ret = write_all(fd, buf, len);
+	if (close(fd) && !ret)
+		ret = -errno;
+	return ret;
+}
+
 /*
  * /dev/kmsg gives one record per read() (EINVAL if the buffer cannot hold
  * it; records are at most about 8 KiB with their dictionary), EAGAIN at the

@@ -69,6 +69,14 @@ int sysroot_read(const struct sysroot *sr, enum fs_kind kind, const char *rel,
 int sysroot_read_log(const struct sysroot *sr, char **buf, size_t *len,
 		     const char **where);
 
+/*
+ * Writes LEN bytes of BUF to the existing file REL of the live system in
+ * one write, as echo(1) does (a kernel control file); -EROFS for a
+ * captured tree, which is never written.  0 or -errno, without printing.
+ */
+int sysroot_write(const struct sysroot *sr, enum fs_kind kind, const char *rel,
+		  const char *buf, size_t len);
+
 /* Reads a file holding one unsigned decimal number.  -errno or -EINVAL. */
 int sysroot_read_u64(const struct sysroot *sr, enum fs_kind kind,
 		     const char *rel, uint64_t *val);

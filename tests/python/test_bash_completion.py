@@ -59,7 +59,9 @@ def test_framework_present():
     ("cmadebug tlb walk --st", ["--start"]),
     ("cmadebug snapshot --o", ["--output"]),
     ("cmadebug splits --k", ["--kcore"]),
-    ("cmadebug alias -", ["--help", "--kcore"]),
+    ("cmadebug alias -", ["--help", "--kcore", "--pid"]),
+    ("cmadebug alias --p", ["--pid"]),
+    ("cmadebug splits -", ["--help", "--kcore"]),
     ("cmadebug failures --s", ["--since"]),
     ("cmadebug --root /tmp trace rec", ["record"]),
     ("cmadebug he", ["help"]),
@@ -67,3 +69,9 @@ def test_framework_present():
 ])
 def test_completes(line, expected):
     assert complete(line) == expected
+
+
+def test_alias_pid_completes_process_ids():
+    """After --pid: the running processes' ids (bash-completion's _pids)."""
+    pids = complete("cmadebug alias --pid ")
+    assert pids and all(p.isdigit() for p in pids) and "1" in pids

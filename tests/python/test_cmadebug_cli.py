@@ -1051,3 +1051,112 @@ def test_kcore_is_live_only(cmadebug_bin, command):
     res = run(cmadebug_bin, "--root", str(FIXTURES / "qemu-arm64" / "root"), command, "--kcore")
     assert res.returncode == 1 and res.stdout == ""
     assert res.stderr == f"cmadebug: {command}: --kcore reads the live kernel's /proc/kcore, not a captured tree\n"
+
+
+# alias --pid on the live system: a debugfs of regular files given with
+# --debugfs stands for the kernel's (its alias_check answers as if PID had
+# been written; alias_check_pid holds what was written last).
+ALIAS_USER = (
+    "pfn=0x10 pages=2 class=hazard linear=0x0 linear_type=MEM/NORMAL alias=0xffffa0001000 "
+    "alias_type=MEM/NORMAL-NC region=user caller=none cma=reserved pid={pid}\n"
+    "pfn=0x20 pages=1 class=sanctioned linear=0x0 linear_type=MEM/NORMAL alias=0x0 "
+    "alias_type=MEM/NORMAL-NC region=vmalloc caller=none cma=none\n"
+    "checked=linear,modules,vmalloc,failed-changes,user pid={pid} not_checked=other-users,fixmap\n"
+    "count=1 pages=2 sanctioned=1 sanctioned_pages=1 unlisted_pages=0\n")
+
+
+def fake_debugfs(tmp_path, before="pid=none\n", walked=1234):
+    debugfs = tmp_path / "debug"
+    (debugfs / "linear_map").mkdir(parents=True)
+    (debugfs / "linear_map/alias_check").write_text(ALIAS_USER.format(pid=walked))
+    (debugfs / "linear_map/alias_check_pid").write_text(before)
+    return debugfs
+
+
+@pytest.mark.parametrize("before, after", [("pid=none\n", "none"), ("pid=77\n", "77")])
+def test_alias_pid_reports_and_restores(cmadebug_bin, tmp_path, before, after):
+    """alias --pid: the user lines with their pid, the checked pid; then
+    alias_check_pid holds what it held before (its value written back)."""
+    debugfs = fake_debugfs(tmp_path, before)
+    res = run(cmadebug_bin, "--json", "--debugfs", str(debugfs), "alias", "--pid", "1234")
+    assert res.returncode == 3 and res.stderr == "", res.stderr   # a hazard, as always
+    doc = json.loads(res.stdout)
+    assert [(c["region"], c["pid"]) for c in doc["conflicts"]] == [("user", 1234), ("vmalloc", None)]
+    assert doc["conflicts"][0]["alias"] == 0xffffa0001000 and doc["conflicts"][1]["linear"] == 0
+    assert doc["pid"] == 1234 and "user" in doc["checked"] and doc["count"] == 1
+    assert (debugfs / "linear_map/alias_check_pid").read_text() == after
+    schema = json.loads((TOP / "cmadebug" / "schema" / "snapshot-v1.schema.json").read_text())
+    assert errors(doc, {"$ref": "#/$defs/alias"}, schema) == []
+
+
+def test_alias_pid_text(cmadebug_bin, tmp_path):
+    """Text: a PID column for the user lines, '-' for the others, and the checked pid."""
+    res = run(cmadebug_bin, "--debugfs", str(fake_debugfs(tmp_path)), "alias", "--pid", "1234")
+    assert res.returncode == 3, res.stderr
+    lines = res.stdout.splitlines()
+    assert lines[0].split()[-1] == "PID"
+    assert lines[1].split()[-1] == "1234" and lines[2].split()[-1] == "-"
+    assert "Checked pid: 1234" in lines
+
+
+def test_alias_without_pid_has_null_pids(cmadebug_bin, tmp_path):
+    """Without --pid nothing is written; a pid someone else set is reported."""
+    debugfs = fake_debugfs(tmp_path, "pid=55\n", walked=55)
+    res = run(cmadebug_bin, "--json", "--debugfs", str(debugfs), "alias")
+    assert res.returncode == 3, res.stderr
+    assert json.loads(res.stdout)["pid"] == 55
+    assert (debugfs / "linear_map/alias_check_pid").read_text() == "pid=55\n"
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--root", "ROOT", "alias", "--pid", "1"], ["--pid", "captured tree"]),
+    (["alias", "--pid", "1", "--kcore"], ["--pid", "--kcore"]),
+    (["alias", "--pid", "0"], ["--pid needs a process id"]),
+    (["alias", "--pid", "x"], ["--pid needs a process id"]),
+    (["alias", "--pid", "2147483648"], ["--pid needs a process id"]),
+    (["alias", "--pid"], ["--pid needs a process id"]),
+    (["splits", "--pid", "1"], ["unexpected argument '--pid'"]),
+], ids=["root", "kcore", "zero", "word", "too-big", "no-value", "splits"])
+def test_alias_pid_usage_errors(cmadebug_bin, tmp_path, args, words):
+    debugfs = fake_debugfs(tmp_path)
+    root = tmp_path / "tree"
+    (root / "proc").mkdir(parents=True)
+    (root / "proc/mounts").write_text("debugfs /sys/kernel/debug debugfs rw 0 0\n")
+    args = [str(root) if a == "ROOT" else a for a in args]
+    res = run(cmadebug_bin, "--debugfs", str(debugfs), *args)
+    assert res.returncode == 1 and res.stdout == "", res.stdout
+    lines = res.stderr.splitlines()
+    assert len(lines) == 1 and all(w in lines[0] for w in words), lines
+    assert (debugfs / "linear_map/alias_check_pid").read_text() == "pid=none\n"   # untouched
+
+
+def test_alias_pid_kernel_without_the_file(cmadebug_bin, tmp_path):
+    debugfs = fake_debugfs(tmp_path)
+    (debugfs / "linear_map/alias_check_pid").unlink()
+    assert_env_error(run(cmadebug_bin, "--debugfs", str(debugfs), "alias", "--pid", "1234"),
+                     "linear_map/alias_check_pid", "not found", "CONFIG_LINEAR_MAP_DEBUGFS")
+    assert not (debugfs / "linear_map/alias_check_pid").exists()   # not created
+
+
+@pytest.mark.parametrize("content", ["1234\n", "pid=\n", "pid=abc\n", "pid=0\n", "pid=none\npid=none\n"])
+def test_alias_pid_file_garbled(cmadebug_bin, tmp_path, content):
+    """alias_check_pid that says neither: nothing written, exit 2."""
+    debugfs = fake_debugfs(tmp_path, content)
+    assert_env_error(run(cmadebug_bin, "--debugfs", str(debugfs), "alias", "--pid", "1234"),
+                     "alias_check_pid", "neither pid=N nor pid=none")
+    assert (debugfs / "linear_map/alias_check_pid").read_text() == content   # untouched
+
+
+@pytest.mark.parametrize("mutate, words", [
+    (lambda t: t.replace("pid=1234 not_checked", "pid=999 not_checked").replace("cma=reserved pid=1234",
+                                                                                 "cma=reserved pid=999"),
+     ["alias_check", "another process"]),
+    (lambda t: t[: t.rindex("count=")], ["alias_check", "cut short"]),
+], ids=["other-pid", "cut-short"])
+def test_alias_pid_restores_after_a_failure(cmadebug_bin, tmp_path, mutate, words):
+    """A bad alias_check still puts the previous pid back: exit 2, one line."""
+    debugfs = fake_debugfs(tmp_path, "pid=77\n")
+    f = debugfs / "linear_map/alias_check"
+    f.write_text(mutate(f.read_text()))
+    assert_env_error(run(cmadebug_bin, "--debugfs", str(debugfs), "alias", "--pid", "1234"), *words)
+    assert (debugfs / "linear_map/alias_check_pid").read_text() == "77"

@@ -1590,6 +1590,28 @@ static void test_linear_map_parsers(struct results *r)
 	      "a section without its end");
 }
 
+static void test_alias_pid_parse(struct results *r)
+{
+	static const char *const bad[] = {
+		"", "\n", "pid=\n", "pid=0\n", "pid=-1\n", "pid=x\n", "pid=None\n",
+		"412\n", "none\n", "pid=412\n\n", "pid=412 \n", "pid=412\npid=413\n",
+		"pid=2147483648\n", "pid=4 none\n", "pid =4\n",
+	};
+	bool has_pid = true;
+	uint64_t pid = 1;
+
+	r->test = "alias_check_pid parser";
+	CHECK(r, alias_pid_parse("pid=none\n", 9, &has_pid, &pid) == 0 && !has_pid,
+	      "pid=none");
+	CHECK(r, alias_pid_parse("pid=412\n", 8, &has_pid, &pid) == 0 && has_pid && pid == 412,
+	      "pid=412");
+	CHECK(r, alias_pid_parse("pid=2147483647", 14, &has_pid, &pid) == 0 && has_pid &&
+		 pid == 2147483647, "the largest pid_t, no newline");
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		CHECK(r, alias_pid_parse(bad[i], strlen(bad[i]), &has_pid, &pid) == -EINVAL,
+		      "bad alias_check_pid %zu refused: '%s'", i, bad[i]);
+}
+
 /* The kernel walks the tables for layout; ptdump shows the same walk. */
 static void test_fixture_layouts_agree(struct results *r, const char *fixtures,
 				       const char *name)
@@ -1804,6 +1826,7 @@ int main(int argc, char **argv)
 	test_truncated_captures(&r, fixtures, "qemu-arm64");
 	test_garbage_and_huge(&r);
 	test_linear_map_parsers(&r);
+	test_alias_pid_parse(&r);
 	test_fixture_layouts_agree(&r, fixtures, "qemu-arm");
 	test_fixture_layouts_agree(&r, fixtures, "qemu-arm64");
 	test_trace_all(&r, fixtures);

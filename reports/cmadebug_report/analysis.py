@@ -66,7 +66,7 @@ def _area_summary(name, ordered):
         top.append({"pfn": pfn, "times_blamed": n,
                     "stages": sorted({f["stage"] for f in records if f["pfn"] == pfn}),
                     **{k: latest[k] for k in ("kind", "migratetype", "refcount", "mapcount",
-                                              "flags", "owner")}})
+                                              "flags")}})
     by_stage_log = Counter(f["stage"] for f in records)
 
     return {

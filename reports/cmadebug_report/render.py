@@ -193,13 +193,12 @@ def area_section(sid, s, a, snaps_by_area):
         out.append("<p>No failure blamed a page in this area.</p>")
     else:
         out.append(table(["pfn", "times blamed", "stages", "kind", "migratetype", "refcount",
-                          "mapcount", "flags", "owner"],
+                          "mapcount", "flags"],
                          [[f"{p['pfn']:#x}", p["times_blamed"], ", ".join(p["stages"]),
                            p["kind"] or "-", p["migratetype"] or "-",
                            "-" if p["refcount"] is None else p["refcount"],
                            "-" if p["mapcount"] is None else p["mapcount"],
-                           "-" if p["flags"] is None else f"{p['flags']:#x}",
-                           "-" if p["owner"] is None else f"{p['owner']:#x}"]
+                           "-" if p["flags"] is None else f"{p['flags']:#x}"]
                           for p in a["most_blamed_pages"]], numeric=(1,)))
         states = "; ".join(f"{p['pfn']:#x}: {page_state(p)}" for p in a["most_blamed_pages"])
         out.append(f"<p>Most recent state of each page, as the kernel recorded it: {esc(states)}</p>")

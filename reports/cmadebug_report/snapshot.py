@@ -106,7 +106,7 @@ class LinearMap:
                kernel_page_tables on a kernel without the patches) or "kcore"
     mapped:    [(level, size_bytes or None, bytes)]  how much of the linear map
                each entry size covers now, largest first
-    splits:    [(from, to, cause, count)], or None without linear_map/
+    splits:    [(from, to, cause, entries split)], or None without linear_map/
     attr_changes: [(cause, changes, failures, bytes)], or None without linear_map/
     conflicts: [dict] with class ("hazard", "sanctioned", or None where the
                kernel does not classify: a hazard), pfn, pages, linear,
@@ -262,7 +262,7 @@ def parse(doc, path="<snapshot>"):
             if rec["area"] not in by_name:
                 c.fail(w, f"unknown area {rec['area']!r}")
             for k in ("attempt", "start_pfn", "count", "align", "err", "pfn",
-                      "refcount", "mapcount", "flags", "owner"):
+                      "refcount", "mapcount", "flags"):
                 rec[k] = c.get(f, k, int, w, optional=True)
             for k in ("kind", "migratetype"):
                 rec[k] = c.get(f, k, str, w, optional=True)
@@ -313,7 +313,7 @@ def parse_linear_map(c, doc, missing):
             lm.splits = [(c.get(s, "from", str, f"splits.splits[{i}]"),
                           c.get(s, "to", str, f"splits.splits[{i}]"),
                           c.get(s, "cause", str, f"splits.splits[{i}]"),
-                          c.get(s, "count", int, f"splits.splits[{i}]"))
+                          c.get(s, "entries", int, f"splits.splits[{i}]"))
                          for i, s in enumerate(recs)]
         changes = c.items(sp, "attr_changes", "splits", optional=True)
         if changes is not None:

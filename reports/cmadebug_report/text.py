@@ -32,8 +32,6 @@ def page_state(p):
             parts.append(f"{k} {p[k]}")
     if p["flags"] is not None:
         parts.append(f"flags {p['flags']:#x}")
-    if p["owner"]:
-        parts.append(f"owner {p['owner']:#x}")
     return ", ".join(parts)
 
 

@@ -984,7 +984,7 @@ static void test_ranges_tree(struct results *r, const char *fixtures,
 	CHECK_U64(r, "areas", oareas.nr, areas.nr);
 	for (unsigned int i = 0; i < areas.nr && i < oareas.nr; i++) {
 		const struct cma_area *a = &areas.area[i], *o = &oareas.area[i];
-		struct cma_map m, om;
+		struct cma_map m = { 0 }, om = { 0 };
 
 		CHECK(r, a->has_ranges && a->nr_ranges == 1 && a->range[0].exact &&
 			 a->range[0].base_pfn == o->base_pfn && a->range[0].pages == o->count,
@@ -996,6 +996,7 @@ static void test_ranges_tree(struct results *r, const char *fixtures,
 		      "absent sysfs files stay absent");
 		if (cma_map_load(&sr, a, &m) || cma_map_load(&osr, o, &om)) {
 			CHECK(r, false, "%s: maps", a->name);
+			cma_map_free(&m);	/* the one that loaded */
 			continue;
 		}
 		CHECK(r, !strcmp(m.source, "ranges"), "%s: source %s", a->name, m.source);
@@ -1018,7 +1019,7 @@ static void test_ranges_split(struct results *r, const char *fixtures,
 	char root[PATH_MAX], orig[PATH_MAX], strip[9];
 	struct sysroot_opts opts = { .root = root }, oopts = { .root = orig };
 	struct cma_areas areas, oareas;
-	struct cma_map m, om;
+	struct cma_map m = { 0 }, om = { 0 };	/* freed at out */
 	struct sysroot sr, osr;
 	const struct cma_area *a = NULL, *o = NULL;
 
@@ -1056,9 +1057,9 @@ static void test_ranges_split(struct results *r, const char *fixtures,
 	/* Eight cells: four over range 0 (free), four over range 1. */
 	cma_map_strip(&m, a, 8, NULL, 0, '!', strip);
 	CHECK(r, !strcmp(strip, "....+..."), "strip over two ranges: got '%s'", strip);
+out:
 	cma_map_free(&m);
 	cma_map_free(&om);
-out:
 	cma_areas_free(&oareas);
 	cma_areas_free(&areas);
 	tree_remove(root);

@@ -210,7 +210,8 @@ def test_tlb_result_of_this_board(tmp_path):
     summary = summary_of(RUN, "--tlb", TLB)
     cell = cells(summary, "tlb")["a-split"]
     assert cell["class"] == "unknown"
-    assert cell["text"].startswith("not supported in the TLB A/B (l1d_tlb_refill:k, l1i_tlb_refill:k")
+    # QEMU's arm guest has no PMU: perf lists no TLB event to count.
+    assert cell["text"].startswith("not supported in the TLB A/B (the PMU lists no TLB walk or refill event)")
     assert summary["tlb"]["source"] == str(TLB)
     assert cells(summary, "tlb")["b-highmem"]["class"] == "none"
 
@@ -231,7 +232,7 @@ def test_tlb_cost_with_its_interval(tmp_path):
     summary = summary_of(RUN, "--tlb", _tlb_with_number(tmp_path, 0.25, 0.1, 0.4))
     cell = cells(summary, "tlb")["a-split"]
     assert cell["class"] == "worse"
-    assert cell["text"].startswith("+25.00% L1 TLB refills per 1k instructions [+10.00%, +40.00%] (95% interval) "
+    assert cell["text"].startswith("+25.00% TLB events per 1k instructions [+10.00%, +40.00%] (95% interval) "
                                    "walking 16 MiB, split vs nosplit")
     assert cell["points"] == pytest.approx(0.1 * 25)
     assert "2.5 for tlb" in summary["answer"]["text"]
@@ -249,7 +250,7 @@ def test_tlb_fewer_walks_is_no_cost(tmp_path):
     summary = summary_of(RUN, "--tlb", _tlb_with_number(tmp_path, -0.1, -0.2, -0.05))
     cell = cells(summary, "tlb")["a-split"]
     assert cell["class"] == "even" and cell["points"] == 0
-    assert cell["text"].startswith("-10.00% L1 TLB refills") and "fewer refills with the split" in cell["text"]
+    assert cell["text"].startswith("-10.00% TLB events") and "fewer events with the split" in cell["text"]
 
 
 @pytest.mark.parametrize("key, value, words", [

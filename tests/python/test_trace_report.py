@@ -292,7 +292,7 @@ def trace_cmd_report(fixture, env=None):
 # (Debian's trace-cmd, no plugin): every enum and flag field named.
 READABLE = {
     "cma_alloc_fail": r"name=reserved start_pfn=0x[0-9a-f]+ count=\d+ attempt=1 errorno=-16 stage=migrate "
-                      r"pfn=0x[0-9a-f]+ flags=[a-z][a-z_0-9|]* refcount=\d+ mapcount=0 migratetype=Isolate kind=file$",
+                      r"pfn=0x[0-9a-f]+ flags=[a-z][a-z_0-9|]* refcount=\d+ mapcount=0 migratetype=CMA kind=file$",
     "linear_map_attr_change": r"pfn=0x[0-9a-f]+ nr_pages=2 set=memtype clear=none memtype=(noncached|cached) "
                               r"ret=0 cause=dma-remap$",
 }
@@ -329,7 +329,7 @@ def test_trace_cmd_with_the_plugin_prints_sentences(fixture, plugin_dir):
     sentences, with the names it took from the format."""
     lines = trace_cmd_report(fixture, env=dict(os.environ, TRACEEVENT_PLUGIN_DIR=str(plugin_dir)))
     fails = [line for line in lines if " cma_alloc_fail: " in line]
-    assert fails and all("failed in migrate" in line and " file Isolate " in line for line in fails), fails
+    assert fails and all("failed in migrate" in line and " file CMA " in line for line in fails), fails
     assert not [line for line in lines if "FAILED TO PARSE" in line]
     if fixture == "qemu-arm":
         attrs = [line for line in lines if " linear_map_attr_change: " in line]

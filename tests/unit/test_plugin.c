@@ -205,7 +205,7 @@ static void test_cma(struct tep_handle *tep, struct tep_event *ev,
 		{ "stage", N("stage", "migrate"), NULL },
 		{ "pfn", 0x7e041, NULL }, { "flags", flags, NULL },
 		{ "refcount", 2, NULL }, { "mapcount", 0, NULL },
-		{ "migratetype", N("migratetype", "Isolate"), NULL },
+		{ "migratetype", N("migratetype", "CMA"), NULL },
 		{ "kind", N("kind", "file"), NULL },
 	};
 	const struct rec_field no_space[] = {
@@ -240,7 +240,7 @@ static void test_cma(struct tep_handle *tep, struct tep_event *ev,
 
 	snprintf(line, sizeof(line),
 		 "reserved: attempt 1 failed in migrate (-EBUSY): "
-		 "pfns 0x7e040+8128; page 0x7e041 file Isolate ref 2 map 0 "
+		 "pfns 0x7e040+8128; page 0x7e041 file CMA ref 2 map 0 "
 		 "flags %s", flag_names);
 	CHECK(tep, ev, guest, "migrate", migrate, line);
 	CHECK(tep, ev, guest, "no-space", no_space,

@@ -20,9 +20,10 @@ mkdir -p "$out"
 
 # cmadebug, static, against the guest-arch libtracefs/libtraceevent, the
 # guest sides of bench/cma-alloc.sh, bench/linear-map.sh,
-# bench/debug-pagealloc.sh, make compare, and the guest tests' helper
-# tests/qemu/dma-mmap-hold.c (a process holding a user mapping of a
-# coherent buffer, for alias_check_pid): built once per arch in
+# bench/debug-pagealloc.sh, make compare, and the guest tests' helpers
+# tests/qemu/dma-mmap-hold.c and thp-hold.c (a process holding a user
+# mapping of a coherent buffer, or of huge pages, for alias_check_pid):
+# built once per arch in
 # $BUILD/guest-ARCH for every board of that arch (a dozen boards boot in
 # make check; building them each time cost three core-minutes), under a
 # lock, as boards of one arch start side by side.
@@ -42,12 +43,13 @@ mkdir -p "$guest"
 			die "cross-building bench/$b.c for $arch failed"
 		mv "$guest/${b//_/-}.tmp" "$guest/${b//_/-}"
 	done
-	if [ ! "$guest/dma-mmap-hold" -nt "$TOP/tests/qemu/dma-mmap-hold.c" ]; then
+	for h in dma-mmap-hold thp-hold; do
+		[ "$guest/$h" -nt "$TOP/tests/qemu/$h.c" ] && continue
 		"$(cross_compile "$arch")gcc" -std=c11 -O2 -Wall -Wextra -Werror -static \
-			-o "$guest/dma-mmap-hold.tmp" "$TOP/tests/qemu/dma-mmap-hold.c" ||
-			die "cross-building tests/qemu/dma-mmap-hold.c for $arch failed"
-		mv "$guest/dma-mmap-hold.tmp" "$guest/dma-mmap-hold"
-	fi
+			-o "$guest/$h.tmp" "$TOP/tests/qemu/$h.c" ||
+			die "cross-building tests/qemu/$h.c for $arch failed"
+		mv "$guest/$h.tmp" "$guest/$h"
+	done
 ) 9>"$guest/.lock" || exit 1
 
 # perf_entries PERF_ROOT: gen_init_cpio lines for Debian's perf (its
@@ -110,6 +112,7 @@ list=$out/initramfs.list
 	echo "file /usr/bin/page-churn $guest/page-churn 0755 0 0"
 	echo "file /usr/bin/dma-alloc-load $guest/dma-alloc-load 0755 0 0"
 	echo "file /usr/bin/dma-mmap-hold $guest/dma-mmap-hold 0755 0 0"
+	echo "file /usr/bin/thp-hold $guest/thp-hold 0755 0 0"
 	echo "file /usr/bin/tlb-ab.sh $TOP/perf-scripts/tlb-ab.sh 0755 0 0"
 	for f in "$TOP"/tests/qemu/*.sh; do
 		echo "file /tests/$(basename "$f") $f 0644 0 0"

@@ -1036,6 +1036,37 @@ test_kcore_alias_equals_alias_check() {
 	t_eq "conflicts (kcore vs alias_check)" "$(tr '\n' ';' </tmp/alias-k.want)" "$(tr '\n' ';' </tmp/alias-k.got)"
 }
 
+# A process's transparent huge pages: the user walk checks each PMD whole
+# and must never split it (a walk with only a PTE callback would), and a
+# cached huge page is no alias.  On the boards built with THP.
+test_user_walk_keeps_huge_pages_whole() {
+	echo always >/sys/kernel/mm/transparent_hugepage/enabled ||
+		t_fail "cannot enable THP" || return 1
+	thp-hold 4194304 >/tmp/thp.out 2>&1 &
+	pid=$!
+	i=0
+	while ! grep -q '^mapped ' /tmp/thp.out && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	huge_before=$(awk '/^AnonHugePages:/ { print $2 }' /proc/meminfo)
+	echo "$pid" >$LM/alias_check_pid
+	cat $LM/alias_check >/tmp/thp-alias.txt
+	echo none >$LM/alias_check_pid
+	huge_after=$(awk '/^AnonHugePages:/ { print $2 }' /proc/meminfo)
+	kill "$pid"
+	wait "$pid" 2>/dev/null
+	sed 's/^/# /' /tmp/thp.out
+	grep '^checked=' /tmp/thp-alias.txt | sed 's/^/# /'
+	[ "${huge_before:-0}" -ge 2048 ] ||
+		t_fail "no huge page mapped (AnonHugePages: ${huge_before:-none} kB)" || return 1
+	t_eq "AnonHugePages after the walk (kB)" "$huge_before" "$huge_after" || return 1
+	grep -q "^checked=.*,user pid=$pid " /tmp/thp-alias.txt ||
+		t_fail "the process was not walked" || return 1
+	! grep -q " region=user .* pid=$pid\$" /tmp/thp-alias.txt ||
+		t_fail "a cached huge page listed as an alias"
+}
+
 LM_WALK_TESTS="
 	test_walk_rejects_bad_input
 	test_walk_runs_over_range
@@ -1075,6 +1106,10 @@ LM_ARM64_MAIN_TESTS="
 if [ -r /proc/kcore ] && [ ! -d /sys/kernel/debug/kfence ] &&
 	! grep -qw debug_pagealloc=on /proc/cmdline; then
 	LM_ARM64_MAIN_TESTS="$LM_ARM64_MAIN_TESTS test_kcore_layout_equals_ptdump test_kcore_alias_equals_alias_check"
+fi
+# the boards built with transparent huge pages (the KASAN board)
+if [ -d /sys/kernel/mm/transparent_hugepage ]; then
+	LM_ARM64_MAIN_TESTS="$LM_ARM64_MAIN_TESTS test_user_walk_keeps_huge_pages_whole"
 fi
 if grep -qw debug_pagealloc=on /proc/cmdline; then
 	LM_ARM64_MAIN_TESTS="$LM_ARM64_MAIN_TESTS test_debug_pagealloc_changes_counted"

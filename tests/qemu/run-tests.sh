@@ -110,6 +110,20 @@ test_kernel_untainted_at_boot() {
 	t_eq "/proc/sys/kernel/tainted" 0 "$(cat /proc/sys/kernel/tainted)"
 }
 
+# The guest's userland sleeps: the tests' waits poll with sleep, and their
+# stand-in processes are "sleep 600 &".  Debian's armhf busybox (32-bit
+# time_t) calls nanosleep(), which a 32-bit kernel without
+# CONFIG_COMPAT_32BIT_TIME answers ENOSYS, and sleep then returned at
+# once: a stand-in gone before its pid was written (ESRCH), waits that
+# never waited.  (A lower bound, on /proc/uptime's 10 ms ticks.)
+test_sleep_sleeps() {
+	before=$(cut -d' ' -f1 /proc/uptime)
+	sleep 1
+	after=$(cut -d' ' -f1 /proc/uptime)
+	slept=$(awk -v a="$after" -v b="$before" 'BEGIN { printf "%d", (a - b) * 100 + 0.5 }')
+	[ "$slept" -ge 99 ] || t_fail "sleep 1 returned after ${slept}0 ms of /proc/uptime"
+}
+
 test_bad_root_is_environment_error() {
 	cmadebug --root /proc/self areas 2>/tmp/err
 	rc=$?
@@ -137,6 +151,7 @@ case $suite in
 main)
 	run_ktap \
 		test_kernel_untainted_at_boot \
+		test_sleep_sleeps \
 		test_cma_debugfs_present \
 		test_cmadebug_areas_runs \
 		test_every_area_listed_as_kernel_reports \
@@ -160,6 +175,7 @@ main)
 kernel)
 	run_ktap \
 		test_kernel_untainted_at_boot \
+		test_sleep_sleeps \
 		test_cma_debugfs_present \
 		test_failure_files_are_root_only \
 		test_stats_are_name_value \

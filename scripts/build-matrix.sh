@@ -92,7 +92,7 @@ build_one() {
 		"${kmake[@]}" olddefconfig &&
 		variant_applied "$frag" "$obj/.config" &&
 		"${kmake[@]}" -j"$(nproc)" "$(basename "$(kernel_image_path "$arch")")"; } >"$log" 2>&1 &&
-		! grep -E "^[^ ]*(mm|include|kernel/dma|arch/arm(64)?/mm)/[^ ]*: (warning|error):" "$log" >/dev/null; then
+		! grep -E "^[^ ]*(mm|include|kernel/dma|lib|arch/arm(64)?/mm)/[^ ]*: (warning|error):" "$log" >/dev/null; then
 		pass=$((pass + 1))
 		echo "ok   $arch $variant: $subject"
 	else

@@ -4,9 +4,10 @@
 #
 #   on   the board config + PAGE_OWNER and MEMORY_HOTPLUG (arm64), whose code
 #        the series touches
-#   off  the board config without CMA_DEBUGFS, LINEAR_MAP_DEBUGFS and (arm)
-#        ARM_DMA_CMA_KEEP_SECTIONS: no failure log, no linear_map files, no
-#        fault injection, no walker, sections always split
+#   off  the board config without CMA_DEBUGFS, LINEAR_MAP_DEBUGFS, TEST_DMA_CMA
+#        and (arm) ARM_DMA_CMA_KEEP_SECTIONS: no failure log, no linear_map
+#        files, no fault injection, no walker, no test driver, sections
+#        always split
 #   nocma  without CMA at all (only at the tip of the series)
 #   lmcore LINEAR_MAP_DEBUGFS without its fault injection and walker (tip)
 #   lpae   arm with LPAE: 2M blocks instead of sections (tip)
@@ -47,7 +48,7 @@ extra_config() {
 		[ "$arch" = arm64 ] && echo "CONFIG_MEMORY_HOTPLUG=y" && echo "CONFIG_MEMORY_HOTREMOVE=y"
 		;;
 	off) printf '%s\n' "# CONFIG_CMA_DEBUGFS is not set" "# CONFIG_LINEAR_MAP_DEBUGFS is not set" \
-		"# CONFIG_ARM_DMA_CMA_KEEP_SECTIONS is not set" ;;
+		"# CONFIG_ARM_DMA_CMA_KEEP_SECTIONS is not set" "# CONFIG_TEST_DMA_CMA is not set" ;;
 	lmcore) printf '%s\n' "# CONFIG_LINEAR_MAP_FAULT_INJECT is not set" "# CONFIG_LINEAR_MAP_BENCH is not set" ;;
 	lpae) printf '%s\n' "CONFIG_ARM_LPAE=y" ;;
 	os48) printf '%s\n' "CONFIG_CC_OPTIMIZE_FOR_SIZE=y" "CONFIG_CMA_DEBUGFS_FAILURES=48" ;;

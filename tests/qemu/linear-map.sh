@@ -420,15 +420,26 @@ test_alias_check_pid_rejects_bad_input() {
 	checked=$(grep '^checked=' $LM/alias_check)
 	echo none >$LM/alias_check_pid || t_fail "alias_check_pid refused none" || return 1
 	t_eq "alias_check_pid after none" pid=none "$(cat $LM/alias_check_pid)" || return 1
-	echo "$checked" | grep -Eq '^checked=linear[a-z,_-]*,failed-changes not_checked=user,[a-z,_-]+$' ||
+	echo "$checked" | grep -Eq "$CHECKED_WITHOUT_USER" ||
 		t_fail "the checked line once pid $pid has exited: $checked" || return 1
-	grep -Eq '^checked=linear[a-z,_-]*,failed-changes not_checked=user,[a-z,_-]+$' $LM/alias_check ||
+	grep -Eq "$CHECKED_WITHOUT_USER" $LM/alias_check ||
 		t_fail "the checked line with pid=none: $(grep '^checked=' $LM/alias_check)"
 }
 
 # trailer_of KEY FILE: KEY's value in alias_check's last line.
 trailer_of() {
 	tail -n 1 "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"
+}
+
+# alias_check's checked= line when no process's user mappings were walked
+CHECKED_WITHOUT_USER='^checked=linear[a-z,_-]*,failed-changes not_checked=user,[a-z,_-]+$'
+
+# same_totals WHAT FILE FILE: two alias_check reads count the same hazards
+# and sanctioned aliases (count= pages= sanctioned= sanctioned_pages=).
+same_totals() {
+	for k in count pages sanctioned sanctioned_pages; do
+		t_eq "$k= $1" "$(trailer_of $k "$2")" "$(trailer_of $k "$3")" || return 1
+	done
 }
 
 # user_alias_by_pid DEV CLASS LINEAR_TYPE ALIAS_TYPE CMA [RC]: a process
@@ -505,7 +516,7 @@ user_alias_by_pid() {
 	t_eq "writing the holder's pid to alias_check_pid" "0 pid=$holder" "$set_rc $pid_read" || { cat /tmp/pid.err; return 1; }
 	# without a pid: no user lines, and user mappings not checked
 	t_eq "region=user lines without a pid" 0 "$(grep -c ' region=user ' /tmp/alias-nopid.txt)" || return 1
-	grep -Eq '^checked=linear[a-z,_-]*,failed-changes not_checked=user,[a-z,_-]+$' /tmp/alias-nopid.txt ||
+	grep -Eq "$CHECKED_WITHOUT_USER" /tmp/alias-nopid.txt ||
 		t_fail "checked line without a pid: $(grep '^checked=' /tmp/alias-nopid.txt)" || return 1
 	grep -Eq "^checked=linear[a-z,_-]*,failed-changes,user pid=$holder not_checked=other-users,[a-z,_-]+$" /tmp/alias-user.txt ||
 		t_fail "checked line with pid $holder: $(grep '^checked=' /tmp/alias-user.txt)" || return 1
@@ -514,10 +525,8 @@ user_alias_by_pid() {
 		# the holder is not in that namespace: not walked (its lines would
 		# have no pid to name it by and pass for the kernel's), so the
 		# read adds up as without a pid
-		for k in count pages sanctioned sanctioned_pages; do
-			t_eq "$k= read from another pid namespace" "$(trailer_of $k /tmp/alias-nopid.txt)" "$(trailer_of $k /tmp/alias-otherns.txt)" || return 1
-		done
-		grep -Eq '^checked=linear[a-z,_-]*,failed-changes not_checked=user,[a-z,_-]+$' /tmp/alias-otherns.txt ||
+		same_totals "read from another pid namespace" /tmp/alias-nopid.txt /tmp/alias-otherns.txt || return 1
+		grep -Eq "$CHECKED_WITHOUT_USER" /tmp/alias-otherns.txt ||
 			t_fail "checked line read from another pid namespace: $(grep '^checked=' /tmp/alias-otherns.txt)" || return 1
 	else
 		echo "# no pid namespaces on this board: the other-namespace read is not made"
@@ -526,9 +535,7 @@ user_alias_by_pid() {
 	n=$(wc -l </tmp/alias-user-lines.txt)
 	if [ "$2" = none ]; then
 		t_eq "region=user lines (the mapping has the linear map's class)" 0 "$n" || return 1
-		for k in count pages sanctioned sanctioned_pages; do
-			t_eq "$k= with the pid" "$(trailer_of $k /tmp/alias-nopid.txt)" "$(trailer_of $k /tmp/alias-user.txt)" || return 1
-		done
+		same_totals "with the pid" /tmp/alias-nopid.txt /tmp/alias-user.txt || return 1
 	else
 		user_alias_lines_match "$2" "$3" "$4" "$5" || return 1
 	fi

@@ -9,7 +9,7 @@
 #
 # 'run' records this boot (kernel, cmdline, linear_map/layout, the walked
 # range's mapping from kernel_page_tables) in RESULTS/<workload>/VARIANT/
-# boot-N/meta.json and measures R runs of the linear_map/walk walker (and,
+# boot-N/meta.json and measures R runs of the linear_map_walk walker (and,
 # with --workload, page-cache reads from tmpfs or hackbench) with kernel-only
 # instructions, cycles and TLB events as one group of <= 6 counters:
 # 'perf stat -x, -e {...:k}' when there is a perf binary, else
@@ -62,6 +62,7 @@ ROOT=${TLB_AB_ROOT:-}
 DEBUGFS=${DEBUGFS:-$ROOT/sys/kernel/debug}
 PTDUMP=$DEBUGFS/kernel_page_tables
 LM=$DEBUGFS/linear_map
+WALK=$DEBUGFS/linear_map_walk
 PAGE=4096
 
 die() { # CODE MESSAGE
@@ -372,7 +373,7 @@ perf_run() {
 
 # walker_json FILE PAGES: the walker's report as run-M.walker.json.
 walker_json() {
-	echo "$(cat "$LM/walk")" | awk -v pages="$2" -v page=$PAGE '{
+	echo "$(cat "$WALK")" | awk -v pages="$2" -v page=$PAGE '{
 		for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
 		printf "{\"working_set_bytes\": %d, \"pages\": %d, \"accesses\": %s, \"elapsed_ns\": %s, \"cpu\": %s, \"faults\": %s, \"seed\": %s}\n",
 			pages * page, pages, v["accesses"], v["elapsed_ns"], v["cpu"], v["faults"], v["seed"]
@@ -411,7 +412,7 @@ measure_walk() { # BOOTDIR VARIANT
 			r=0
 			while [ $r -lt "$RUNS" ]; do
 				r=$((r + 1))
-				if perf_run "$1" "echo '$req' >$LM/walk"; then
+				if perf_run "$1" "echo '$req' >$WALK"; then
 					walker_json "$1/run-$LAST_RUN.walker.json" "$pages"
 				else
 					rc=3
@@ -478,7 +479,7 @@ cmd_run() {
 	SWEEP=${SWEEP:-$PAGES}
 	MAX_PAGES=0
 	for p in $SWEEP; do [ "$p" -gt $MAX_PAGES ] && MAX_PAGES=$p; done
-	[ -e "$LM/walk" ] || die 2 "$LM/walk missing: the kernel lacks CONFIG_LINEAR_MAP_BENCH (kernel-patches/0017), or debugfs is not mounted"
+	[ -e "$WALK" ] || die 2 "$WALK missing: the kernel lacks CONFIG_TEST_LINEAR_MAP_WALK (kernel-patches/0017), or debugfs is not mounted"
 
 	PERF=${PERF:-$(command -v perf || true)}
 	CMADEBUG=${CMADEBUG:-$(command -v cmadebug || true)}
@@ -492,8 +493,8 @@ cmd_run() {
 	# does the walker count itself?  A one-access walk says (not in a
 	# captured tree: its walk file is a record, not the walker)
 	WALKER_COUNTS=0
-	if [ -z "$ROOT" ] && echo "start=0x$(printf %x $START) pages=1 accesses=1 seed=1" >"$LM/walk" 2>/dev/null &&
-		grep -q ' instructions=' "$LM/walk"; then
+	if [ -z "$ROOT" ] && echo "start=0x$(printf %x $START) pages=1 accesses=1 seed=1" >"$WALK" 2>/dev/null &&
+		grep -q ' instructions=' "$WALK"; then
 		WALKER_COUNTS=1
 	fi
 	echo "tlb-ab.sh: counting $GROUP on CPU $SEL_CPU (walk metric: $WALK_METRIC)" >&2
@@ -614,14 +615,14 @@ cmd_paired() {
 		esac
 	done
 	[ -n "$split" ] && [ -n "$block" ] || die 3 "paired: one range must be split and the other not"
-	[ -e "$LM/walk" ] || die 2 "$LM/walk missing: the kernel lacks CONFIG_LINEAR_MAP_BENCH (kernel-patches/0017), or debugfs is not mounted"
+	[ -e "$WALK" ] || die 2 "$WALK missing: the kernel lacks CONFIG_TEST_LINEAR_MAP_WALK (kernel-patches/0017), or debugfs is not mounted"
 	# the discarded warm-up: one walk of each range, nothing recorded (not
 	# in a captured tree: its walk file is a record, not the walker)
 	WARMUP_RUNS=0
 	[ -n "$ROOT" ] || WARMUP_RUNS=1
 	[ "$WARMUP_RUNS" = 0 ] || for r in $block $split; do
 		for p in ${sweep:-$pages}; do
-			echo "start=$r pages=$p accesses=${ACCESSES_WARMUP:-100000} seed=1" >"$LM/walk" ||
+			echo "start=$r pages=$p accesses=${ACCESSES_WARMUP:-100000} seed=1" >"$WALK" ||
 				die 2 "paired: the warm-up walk of $r failed"
 		done
 	done

@@ -4,12 +4,14 @@
 #
 #   on   the board config + PAGE_OWNER and MEMORY_HOTPLUG (arm64), whose code
 #        the series touches
-#   off  the board config without CMA_DEBUGFS, LINEAR_MAP_DEBUGFS, TEST_DMA_CMA
-#        and (arm) ARM_DMA_CMA_KEEP_SECTIONS: no failure log, no linear_map
-#        files, no fault injection, no walker, no test driver, sections
-#        always split
+#   off  the board config without CMA_DEBUGFS, LINEAR_MAP_DEBUGFS, TEST_DMA_CMA,
+#        TEST_LINEAR_MAP_WALK and (arm) ARM_DMA_CMA_KEEP_SECTIONS: no failure
+#        log, no linear_map files, no fault injection, no walker, no test
+#        driver, sections always split
 #   nocma  without CMA at all (only at the tip of the series)
-#   lmcore LINEAR_MAP_DEBUGFS without its fault injection and walker (tip)
+#   lmcore LINEAR_MAP_DEBUGFS without its fault injection and the walker (tip)
+#   modules both arches with MODULES: the two lib/ test modules built as
+#          modules, so modpost checks they use only exported symbols (tip)
 #   lpae   arm with LPAE: 2M blocks instead of sections (tip)
 #   os48   arm at -Os with a failure log of 48 (not a power of two): a u64
 #          modulo there needs __aeabi_uldivmod, which the kernel lacks (tip)
@@ -48,13 +50,16 @@ extra_config() {
 		[ "$arch" = arm64 ] && echo "CONFIG_MEMORY_HOTPLUG=y" && echo "CONFIG_MEMORY_HOTREMOVE=y"
 		;;
 	off) printf '%s\n' "# CONFIG_CMA_DEBUGFS is not set" "# CONFIG_LINEAR_MAP_DEBUGFS is not set" \
-		"# CONFIG_ARM_DMA_CMA_KEEP_SECTIONS is not set" "# CONFIG_TEST_DMA_CMA is not set" ;;
-	lmcore) printf '%s\n' "# CONFIG_LINEAR_MAP_FAULT_INJECT is not set" "# CONFIG_LINEAR_MAP_BENCH is not set" ;;
+		"# CONFIG_ARM_DMA_CMA_KEEP_SECTIONS is not set" "# CONFIG_TEST_DMA_CMA is not set" \
+		"# CONFIG_TEST_LINEAR_MAP_WALK is not set" ;;
+	lmcore) printf '%s\n' "# CONFIG_LINEAR_MAP_FAULT_INJECT is not set" "# CONFIG_TEST_LINEAR_MAP_WALK is not set" ;;
+	modules) printf '%s\n' "CONFIG_MODULES=y" "CONFIG_MODULE_UNLOAD=y" "CONFIG_TEST_DMA_CMA=m" \
+		"CONFIG_TEST_LINEAR_MAP_WALK=m" ;;
 	lpae) printf '%s\n' "CONFIG_ARM_LPAE=y" ;;
 	os48) printf '%s\n' "CONFIG_CC_OPTIMIZE_FOR_SIZE=y" "CONFIG_CMA_DEBUGFS_FAILURES=48" ;;
 	clang) printf '%s\n' "CONFIG_CMA_DEBUGFS_FAILURES=48" ;;
 	nocma) printf '%s\n' "# CONFIG_CMA is not set" "# CONFIG_DMA_CMA is not set" ;;
-	noperf) printf '%s\n' "# CONFIG_PERF_EVENTS is not set" "CONFIG_LINEAR_MAP_BENCH=y" ;;
+	noperf) printf '%s\n' "# CONFIG_PERF_EVENTS is not set" "CONFIG_TEST_LINEAR_MAP_WALK=y" ;;
 	esac
 	return 0
 }
@@ -86,13 +91,15 @@ build_one() {
 	extra_config "$arch" "$variant" >"$frag"
 	git -C "$tree" checkout -q --detach "$commit"
 	local kmake=(make -C "$tree" O="$obj" ARCH="$arch" CROSS_COMPILE="$(cross_compile "$arch")")
+	local targets=("$(basename "$(kernel_image_path "$arch")")")
 	[ "$variant" = clang ] && kmake+=(LLVM=1)
+	[ "$variant" = modules ] && targets+=(modules)
 	# shellcheck disable=SC2046
 	if { "${kmake[@]}" tinyconfig &&
 		"$tree/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" $(config_fragments "$arch") "$frag" &&
 		"${kmake[@]}" olddefconfig &&
 		variant_applied "$frag" "$obj/.config" &&
-		"${kmake[@]}" -j"$(nproc)" "$(basename "$(kernel_image_path "$arch")")"; } >"$log" 2>&1 &&
+		"${kmake[@]}" -j"$(nproc)" "${targets[@]}"; } >"$log" 2>&1 &&
 		! grep -E "^[^ ]*(mm|include|kernel/dma|lib|arch/arm(64)?/mm)/[^ ]*: (warning|error):" "$log" >/dev/null; then
 		pass=$((pass + 1))
 		echo "ok   $arch $variant: $subject"
@@ -120,6 +127,7 @@ else
 		build_one "${commits[-1]}" "$arch" lmcore
 		build_one "${commits[-1]}" "$arch" clang
 		build_one "${commits[-1]}" "$arch" noperf
+		build_one "${commits[-1]}" "$arch" modules
 	done
 	build_one "${commits[-1]}" arm lpae
 	build_one "${commits[-1]}" arm os48

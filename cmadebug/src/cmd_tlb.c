@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cmadebug tlb: kernel-only instructions, cycles and TLB events around a
- * linear_map/walk run (kernel-patches/0016) or a command, as one group of
+ * linear_map_walk run (kernel-patches/0017) or a command, as one group of
  * perf_event_open counters, for boards without a perf binary.  Prints
  * every count or "not supported" (never a number the PMU did not count),
  * and can write the runs in reports/' A/B layout
@@ -32,7 +32,7 @@
 #define CMADEBUG_VERSION "0.1"
 #endif
 
-#define WALK_FILE	"linear_map/walk"
+#define WALK_FILE	"linear_map_walk"
 #define LAYOUT_FILE	"linear_map/layout"
 
 static const char usage_text[] =
@@ -43,7 +43,7 @@ static const char usage_text[] =
 	"                [--results DIR --variant NAME] -- CMD [ARGS...]\n"
 	"       cmadebug [--root DIR] [--json] tlb events [--events LIST] [--pmu NAME] [--cpu N]\n"
 	"Counts kernel-only events (one group of at most 6 counters, no multiplexing)\n"
-	"around one linear_map/walk run or around CMD; an event the PMU does not count\n"
+	"around one linear_map_walk run or around CMD; an event the PMU does not count\n"
 	"is printed \"not supported\".  --results writes DIR/NAME/boot-N/run-M.csv\n"
 	"('perf stat -x,' format) and meta.json for reports/' abstats.\n"
 	"The events are the CPU's PMU's own (sysfs events/): instructions, cycles and\n"
@@ -616,7 +616,7 @@ static int walk_once(struct tlb_state *s, struct tlb_group *g, struct tlb_run *r
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return sysroot_read_error(s->sr, FS_DEBUGFS, WALK_FILE, -errno,
-					  "CONFIG_LINEAR_MAP_BENCH (kernel-patches/0016)");
+					  "CONFIG_TEST_LINEAR_MAP_WALK (kernel-patches/0017)");
 	ret = g ? tlb_group_start(g) : 0;
 	n = ret ? -1 : write(fd, req, (size_t)len_req);
 	if (n < 0 && !ret)
@@ -644,7 +644,7 @@ static int walk_once(struct tlb_state *s, struct tlb_group *g, struct tlb_run *r
 	ret = sysroot_read(s->sr, FS_DEBUGFS, WALK_FILE, &buf, &len);
 	if (ret)
 		return sysroot_read_error(s->sr, FS_DEBUGFS, WALK_FILE, ret,
-					  "CONFIG_LINEAR_MAP_BENCH (kernel-patches/0016)");
+					  "CONFIG_TEST_LINEAR_MAP_WALK (kernel-patches/0017)");
 	r->w = s->o.w;
 	ret = tlb_walk_parse(buf, len, &r->w);
 	free(buf);
@@ -936,7 +936,7 @@ static int prepare(struct cmd_ctx *ctx, struct tlb_state *s)
 		return ret;
 	if (s->o.walk && !sysroot_exists(s->sr, FS_DEBUGFS, WALK_FILE))
 		return sysroot_read_error(s->sr, FS_DEBUGFS, WALK_FILE, -ENOENT,
-					  "CONFIG_LINEAR_MAP_BENCH (kernel-patches/0016)");
+					  "CONFIG_TEST_LINEAR_MAP_WALK (kernel-patches/0017)");
 	ret = choose_events(s);
 	if (ret >= 0 || s->o.list)
 		return ret;

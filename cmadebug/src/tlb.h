@@ -81,7 +81,7 @@ struct tlb_judged {
 	const char *reason;	/* static text, NULL when TLB_OK */
 };
 
-/* The walker's knobs (written to linear_map/walk) and its report. */
+/* The walker's knobs (written to linear_map_walk) and its report. */
 /*
  * One of the walker's own counters (kernel-patches/0017): the kernel
  * brackets exactly its loop with perf counters on the walking task and
@@ -161,7 +161,7 @@ int tlb_parse_args(int argc, char **argv, struct tlb_opts *o, char *err,
 
 /* The walker knobs as the kernel reads them. */
 int tlb_walk_request(const struct tlb_walk *w, char *buf, size_t size);
-/* linear_map/walk's report; checks it is the run that was asked for. */
+/* linear_map_walk's report; checks it is the run that was asked for. */
 int tlb_walk_parse(const char *buf, size_t len, struct tlb_walk *w);
 /* The walker's counter of KEY in W's report, or NULL. */
 const struct tlb_walk_counter *tlb_walk_counter(const struct tlb_walk *w,

@@ -100,11 +100,11 @@ def test_results_of_other_events_in_one_boot_are_refused(cmadebug_bin, tmp_path)
 
 
 def test_walk_without_the_walker_is_environment_error(cmadebug_bin, tmp_path):
-    # A debugfs without linear_map/walk (this host's, or an empty directory).
+    # A debugfs without linear_map_walk (this host's, or an empty directory).
     res = run(cmadebug_bin, "--debugfs", tmp_path, "tlb", "walk", "--start", "0x40000000",
               "--pages", "64", "--accesses", "100")
     assert res.returncode == 2, res
-    assert len(res.stderr.splitlines()) == 1 and "CONFIG_LINEAR_MAP_BENCH" in res.stderr
+    assert len(res.stderr.splitlines()) == 1 and "CONFIG_TEST_LINEAR_MAP_WALK" in res.stderr
 
 
 def test_help(cmadebug_bin):

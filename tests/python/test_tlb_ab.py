@@ -135,7 +135,7 @@ def board(tmp_path):
     """A copy of the arm capture with a walker report, and a stand-in perf."""
     root = tmp_path / "root"
     shutil.copytree(FIXTURES / "qemu-arm" / "root", root, symlinks=True)
-    (root / "sys/kernel/debug/linear_map/walk").write_text(WALK_LINE)
+    (root / "sys/kernel/debug/linear_map_walk").write_text(WALK_LINE)
     (root / "proc/sys/kernel/random").mkdir(parents=True)
     (root / "proc/sys/kernel/random/boot_id").write_text("1234-abcd\n")
     perf = tmp_path / "perf"

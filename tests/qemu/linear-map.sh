@@ -5,6 +5,7 @@
 # with its own command line and runs the functions its LM_*_TESTS lists.
 
 LM=/sys/kernel/debug/linear_map
+WALK=/sys/kernel/debug/linear_map_walk
 PTDUMP=/sys/kernel/debug/kernel_page_tables
 TRACING=/sys/kernel/tracing
 MIB=1048576
@@ -121,10 +122,13 @@ last_buffer_pfn() {
 
 test_linear_map_files_and_modes() {
 	for f in layout:400 splits:400 attr_changes:400 alias_check:400 alias_check_pid:600 \
-		inject/aliases:400 inject/alias_add:200 inject/alias_remove:200 walk:600; do
+		inject/aliases:400 inject/alias_add:200 inject/alias_remove:200; do
 		[ -e $LM/${f%:*} ] || t_fail "$LM/${f%:*} missing" || return 1
 		t_eq "mode of ${f%:*}" "${f#*:}" "$(stat -c %a $LM/${f%:*})" || return 1
 	done
+	# the TLB walker is a lib/ test module of its own, at the top level
+	[ -e $WALK ] || t_fail "$WALK missing" || return 1
+	t_eq "mode of $WALK" 600 "$(stat -c %a $WALK)" || return 1
 	sed 's/^/# /' $LM/layout
 }
 
@@ -816,11 +820,11 @@ test_debug_pagealloc_changes_counted() {
 # With debug_pagealloc=on free pages are not mapped: a walk is refused
 # (EINVAL), and nothing is recorded.
 test_walk_refused_with_debug_pagealloc() {
-	if echo "start=$WALK_START pages=16 accesses=1" >$LM/walk 2>/dev/null; then
+	if echo "start=$WALK_START pages=16 accesses=1" >$WALK 2>/dev/null; then
 		t_fail "a walk ran with debug_pagealloc=on"
 		return 1
 	fi
-	t_eq "last walk" runs=0 "$(cat $LM/walk)"
+	t_eq "last walk" runs=0 "$(cat $WALK)"
 }
 
 # The forced-split suites' range: split in one boot, walked in every boot.
@@ -841,18 +845,18 @@ test_walk_rejects_bad_input() {
 		"start=$ram pages=1x accesses=1" "start=0xffffffffffff0000 pages=16 accesses=1" \
 		"start=$ram pages=1000000 accesses=1" \
 		"start=$(printf '0x%x' $((0x100000000000 + ram))) pages=16 accesses=1"; do
-		if echo "$v" >$LM/walk 2>/dev/null; then
+		if echo "$v" >$WALK 2>/dev/null; then
 			t_fail "walk accepted '$v'"
 			return 1
 		fi
 	done
-	t_eq "walk after bad input only" runs=0 "$(cat $LM/walk)"
+	t_eq "walk after bad input only" runs=0 "$(cat $WALK)"
 }
 
 test_walk_runs_over_range() {
-	echo "start=$WALK_START pages=4096 accesses=100000 seed=7" >$LM/walk ||
+	echo "start=$WALK_START pages=4096 accesses=100000 seed=7" >$WALK ||
 		t_fail "walk over $WALK_START failed" || return 1
-	out=$(cat $LM/walk)
+	out=$(cat $WALK)
 	echo "# $out"
 	case $out in
 	"start=$WALK_START pages=4096 accesses=100000 seed=7 cpu=0 elapsed_ns="*" faults=0 checksum="*) ;;
@@ -864,7 +868,7 @@ test_walk_runs_over_range() {
 
 # walk_value KEY: KEY's value in the last walk's report (a counter's).
 walk_value() {
-	sed -n "s/.* $1=\([^ ]*\).*/\1/p" $LM/walk
+	sed -n "s/.* $1=\([^ ]*\).*/\1/p" $WALK
 }
 
 # cpu_pmu: the CPU PMU's directory in sysfs (arm64: armv8_pmuv3), or
@@ -892,9 +896,9 @@ is_count() {
 # events: 0x11 (CPU_CYCLES) counts; 0x34 (DTLB_WALK), which QEMU's PMU does
 # not list, is taken by the driver and counts nothing: 0.
 test_walk_counts_as_the_pmu_has_it() {
-	echo "start=$WALK_START pages=1024 accesses=50000 events=0x11,0x34" >$LM/walk ||
+	echo "start=$WALK_START pages=1024 accesses=50000 events=0x11,0x34" >$WALK ||
 		t_fail "walk with events= failed" || return 1
-	out=$(cat $LM/walk)
+	out=$(cat $WALK)
 	echo "# $out"
 	case $out in
 	"start=$WALK_START pages=1024 accesses=50000 seed=1 cpu="*" checksum="*" instructions="*" cycles="*" raw_0x11="*" raw_0x34="*) ;;
@@ -927,8 +931,8 @@ test_walk_counts_as_the_pmu_has_it() {
 # between stretches (the old walker ran to the end), and the killed run
 # must not replace the last finished one.
 test_walk_ends_on_sigkill() {
-	before=$(cat $LM/walk)
-	sh -c "echo 'start=$WALK_START pages=16 accesses=4294967296' >$LM/walk" &
+	before=$(cat $WALK)
+	sh -c "echo 'start=$WALK_START pages=16 accesses=4294967296' >$WALK" &
 	pid=$!
 	sleep 1
 	# a walk refused at once would pass the rest of this test
@@ -946,7 +950,7 @@ test_walk_ends_on_sigkill() {
 		return 1
 	fi
 	wait $pid
-	t_eq "last walk after the killed one" "$before" "$(cat $LM/walk)"
+	t_eq "last walk after the killed one" "$before" "$(cat $WALK)"
 }
 
 # arm forced-split suite: dma_cma_keep_sections=1 is malformed, so ignored.

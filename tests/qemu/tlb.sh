@@ -235,9 +235,9 @@ test_tlb_runner_rejects_runs_perf_could_not_count() {
 # the driver and counting nothing: 0.  Helpers from linear-map.sh.
 TLB_WALK_ACCESSES=200000
 tlb_walk() { # EXTRA: a walk of the A/B's range; its report on stdout
-	echo "start=$WALK_START pages=4096 accesses=$TLB_WALK_ACCESSES seed=5${1:+ $1}" >$LM/walk ||
+	echo "start=$WALK_START pages=4096 accesses=$TLB_WALK_ACCESSES seed=5${1:+ $1}" >$WALK ||
 		t_fail "walk '$1' failed" || return 1
-	cat $LM/walk
+	cat $WALK
 }
 
 test_tlb_walk_counts_itself() {
@@ -314,17 +314,17 @@ test_tlb_walk_more_events_than_counters() {
 
 # A bad events= is -EINVAL (nothing walked, the last report kept).
 test_tlb_walk_bad_events_einval() {
-	before=$(cat $LM/walk)
+	before=$(cat $WALK)
 	for e in "events=" "events=0x34," "events=,0x34" "events=0x34,,0x35" "events=0x10000" \
 		"events=-1" "events=0x34,0x34" "events=1,2,3,4,5,6,7" "events=zz" "events=0x34x" \
 		"events=0x34 events=0x35" "events"; do
-		if echo "start=$WALK_START pages=16 accesses=10 $e" >$LM/walk 2>/tmp/walk.err; then
+		if echo "start=$WALK_START pages=16 accesses=10 $e" >$WALK 2>/tmp/walk.err; then
 			t_fail "walk accepted '$e'"
 			return 1
 		fi
 		grep -q 'Invalid argument' /tmp/walk.err || t_fail "'$e': $(cat /tmp/walk.err), not EINVAL" || return 1
 	done
-	t_eq "last walk after bad events= only" "$before" "$(cat $LM/walk)"
+	t_eq "last walk after bad events= only" "$before" "$(cat $WALK)"
 }
 
 TLB_TESTS="$TLB_TESTS

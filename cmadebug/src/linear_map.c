@@ -671,6 +671,8 @@ static int checked_kv(void *ctx, const char *key, size_t klen,
 		rep->has_pid = true;
 		return pid_parse(val, vlen, &rep->pid);
 	}
+	if (key_is(key, klen, "type"))
+		return 0;	/* "coverage", or the line would not be here */
 	return -EINVAL;
 }
 
@@ -708,6 +710,23 @@ static int alias_count_kv(void *ctx, const char *key, size_t klen,
 	return 0;	/* a field a newer kernel added */
 }
 
+/*
+ * Whether a line starts "type=WANT" (any type if WANT is NULL), as every
+ * line but the trailer does in a file that mixes kinds of line.
+ */
+static bool line_is_type(const char *line, size_t n, const char *want)
+{
+	size_t w = 0;
+
+	if (n < 5 || memcmp(line, "type=", 5))
+		return false;
+	line += 5;
+	n -= 5;
+	while (w < n && line[w] != ' ')
+		w++;
+	return want ? key_is(line, w, want) : w > 0;
+}
+
 int alias_parse(const char *buf, size_t len, struct alias_report *rep)
 {
 	const char *p = buf, *end = buf + len, *line;
@@ -726,7 +745,7 @@ int alias_parse(const char *buf, size_t len, struct alias_report *rep)
 			ret = -EINVAL;	/* something after the count line */
 			goto fail;
 		}
-		if (n > 8 && !memcmp(line, "checked=", 8)) {
+		if (line_is_type(line, n, "coverage")) {
 			if (rep->checked[0]) {
 				ret = -EINVAL;
 				goto fail;
@@ -743,7 +762,7 @@ int alias_parse(const char *buf, size_t len, struct alias_report *rep)
 			if (ret)
 				goto fail;
 			done = true;
-		} else {
+		} else if (line_is_type(line, n, "alias")) {
 			struct alias_conflict *c;
 			uint64_t *sum;
 
@@ -775,7 +794,10 @@ int alias_parse(const char *buf, size_t len, struct alias_report *rep)
 			else
 				rep->hazards++;
 			rep->nr++;
-		}
+		} else if (!line_is_type(line, n, NULL)) {
+			ret = -EINVAL;	/* neither a typed line nor the count */
+			goto fail;
+		}	/* else a type a newer kernel added */
 	}
 	/* The user lines are of the process the checked line names. */
 	for (unsigned int i = 0; i < rep->nr; i++) {

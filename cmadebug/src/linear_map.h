@@ -185,9 +185,11 @@ struct alias_report {
 };
 
 /*
- * linear_map/alias_check: conflict lines (region=user ones end in pid=N),
- * the "checked=... [pid=N] not_checked=..." line (pid= exactly when
- * checked lists user, the pid of every region=user line), then
+ * linear_map/alias_check: "type=alias ..." conflict lines (region=user
+ * ones end in pid=N), the "type=coverage checked=... [pid=N]
+ * not_checked=..." line (pid= exactly when checked lists user, the pid of
+ * every region=user line; lines of another type are a newer kernel's and
+ * skipped), then
  * "count=N pages=N [sanctioned=N sanctioned_pages=N] unlisted_pages=N
  * [incomplete=1]", where count and pages are the hazards (and the pages
  * beyond the list, not classified).  -EINVAL for a malformed line, and for

@@ -1057,11 +1057,11 @@ def test_kcore_is_live_only(cmadebug_bin, command):
 # --debugfs stands for the kernel's (its alias_check answers as if PID had
 # been written; alias_check_pid holds what was written last).
 ALIAS_USER = (
-    "pfn=0x10 pages=2 class=hazard linear=0x0 linear_type=MEM/NORMAL alias=0xffffa0001000 "
+    "type=alias pfn=0x10 pages=2 class=hazard linear=0x0 linear_type=MEM/NORMAL alias=0xffffa0001000 "
     "alias_type=MEM/NORMAL-NC region=user caller=none cma=reserved pid={pid}\n"
-    "pfn=0x20 pages=1 class=sanctioned linear=0x0 linear_type=MEM/NORMAL alias=0x0 "
+    "type=alias pfn=0x20 pages=1 class=sanctioned linear=0x0 linear_type=MEM/NORMAL alias=0x0 "
     "alias_type=MEM/NORMAL-NC region=vmalloc caller=none cma=none\n"
-    "checked=linear,modules,vmalloc,failed-changes,user pid={pid} not_checked=other-users,fixmap\n"
+    "type=coverage checked=linear,modules,vmalloc,failed-changes,user pid={pid} not_checked=other-users,fixmap\n"
     "count=1 pages=2 sanctioned=1 sanctioned_pages=1 unlisted_pages=0\n")
 
 

@@ -250,8 +250,11 @@ test_alias_injection_found_and_removed() {
 	sed 's/^/# /' /tmp/alias1.txt
 	t_eq "conflicts after injecting one page" $((before + 1)) "$(count_of /tmp/alias1.txt)" || return 1
 	# a write-combined vmap of a cached page: a hazard on every arch
-	grep -q "^pfn=$pfn pages=1 class=hazard linear=.* alias=$addr alias_type=[^ ]* region=vmalloc caller=linear_map_alias_add_write" /tmp/alias1.txt ||
+	grep -q "^type=alias pfn=$pfn pages=1 class=hazard linear=.* alias=$addr alias_type=[^ ]* region=vmalloc caller=linear_map_alias_add_write" /tmp/alias1.txt ||
 		t_fail "no alias_check line for pfn $pfn at $addr" || return 1
+	# one grammar: every line but the count trailer names its type first
+	t_eq "alias_check lines without type=alias/coverage (trailer aside)" 0 \
+		"$(sed '$d' /tmp/alias1.txt | grep -Evc '^type=(alias|coverage) ')" || return 1
 	echo "$addr" >$LM/inject/alias_remove || t_fail "alias_remove $addr failed" || return 1
 	t_eq "injected aliases after removal" records=0 "$(cat $LM/inject/aliases)" || return 1
 	t_eq "conflicts after removal" "$before" "$(count_of $LM/alias_check)"
@@ -274,9 +277,9 @@ test_kptr_restrict_hides_kernel_addresses() {
 	t_eq "injected aliases shown" 1 "$(grep -c '^alias=0x0 pages=1 pfns=0x[0-9a-f]' /tmp/kptr-aliases.txt)" || return 1
 	! grep '^type=split' /tmp/kptr-splits.txt | grep -qv ' addr=0x0 ' ||
 		t_fail "a split record shows an address" || return 1
-	grep -q '^pfn=0x[0-9a-f]* .* linear=0x0 .* alias=0x0 .* region=vmalloc caller=linear_map_alias_add_write' /tmp/kptr-alias.txt ||
+	grep -q '^type=alias pfn=0x[0-9a-f]* .* linear=0x0 .* alias=0x0 .* region=vmalloc caller=linear_map_alias_add_write' /tmp/kptr-alias.txt ||
 		t_fail "the injected alias is not listed with hidden addresses" || return 1
-	! grep '^pfn=' /tmp/kptr-alias.txt | grep -v ' region=user ' | grep -q '\(linear\|alias\)=0x[1-9a-f]' ||
+	! grep '^type=alias pfn=' /tmp/kptr-alias.txt | grep -v ' region=user ' | grep -q '\(linear\|alias\)=0x[1-9a-f]' ||
 		t_fail "alias_check shows a kernel address under kptr_restrict=2"
 }
 
@@ -335,9 +338,9 @@ test_alias_check_during_alloc_free() {
 		cat $LM/alias_check >/tmp/alias-loop.txt || t_fail "read $n failed" || break
 		tail -n 1 /tmp/alias-loop.txt | grep -Eq '^count=[0-9]+ pages=[0-9]+ sanctioned=[0-9]+ sanctioned_pages=[0-9]+ unlisted_pages=[0-9]+$' ||
 			t_fail "read $n ends with '$(tail -n 1 /tmp/alias-loop.txt)'" || break
-		lines=$(grep -c '^pfn=[^ ]* pages=[^ ]* class=hazard ' /tmp/alias-loop.txt)
+		lines=$(grep -c '^type=alias pfn=[^ ]* pages=[^ ]* class=hazard ' /tmp/alias-loop.txt)
 		t_eq "read $n: hazard lines vs count" "$lines" "$(count_of /tmp/alias-loop.txt)" || break
-		lines=$(grep -c '^pfn=[^ ]* pages=[^ ]* class=sanctioned ' /tmp/alias-loop.txt)
+		lines=$(grep -c '^type=alias pfn=[^ ]* pages=[^ ]* class=sanctioned ' /tmp/alias-loop.txt)
 		t_eq "read $n: sanctioned lines vs sanctioned" "$lines" "$(sanctioned_of /tmp/alias-loop.txt)" || break
 		n=$((n + 1))
 	done
@@ -346,7 +349,7 @@ test_alias_check_during_alloc_free() {
 }
 
 # buffer_alias_listed DEV CLASS PATTERN: one 8 KiB coherent buffer of DEV
-# adds exactly one alias_check line, "pfn=<its pfn> pages=2 class=CLASS
+# adds exactly one alias_check line, "type=alias pfn=<its pfn> pages=2 class=CLASS
 # PATTERN", counted as CLASS, which goes away when the buffer is freed.
 buffer_alias_listed() {
 	bind_test_device $1 || t_fail "binding $1 failed" || return 1
@@ -363,7 +366,7 @@ buffer_alias_listed() {
 	sed 's/^/# /' /tmp/alias-buf.txt
 	t_eq "$2 aliases with one buffer" $((before + 1)) "$($count /tmp/alias-buf.txt)" || return 1
 	t_eq "the other class's count" "$others" "$($other /tmp/alias-buf.txt)" || return 1
-	grep -q "^pfn=$pfn pages=2 class=$2 $3" /tmp/alias-buf.txt ||
+	grep -q "^type=alias pfn=$pfn pages=2 class=$2 $3" /tmp/alias-buf.txt ||
 		t_fail "no alias line for the buffer at pfn $pfn" || return 1
 	t_eq "$2 aliases after free" "$before" "$($count $LM/alias_check)"
 }
@@ -413,21 +416,21 @@ test_alias_check_pid_rejects_bad_input() {
 	# a live process (this shell): taken, read back, then none again
 	echo $$ >$LM/alias_check_pid || t_fail "alias_check_pid refused $$, this shell" || return 1
 	t_eq "alias_check_pid after $$" "pid=$$" "$(cat $LM/alias_check_pid)" || return 1
-	grep -Eq "^checked=linear[a-z,_-]*,failed-changes,user pid=$$ not_checked=other-users,[a-z,_-]+$" $LM/alias_check ||
-		t_fail "the checked line with pid $$ set: $(grep '^checked=' $LM/alias_check)" || { echo none >$LM/alias_check_pid; return 1; }
+	grep -Eq "^type=coverage checked=linear[a-z,_-]*,failed-changes,user pid=$$ not_checked=other-users,[a-z,_-]+$" $LM/alias_check ||
+		t_fail "the checked line with pid $$ set: $(grep '^type=coverage checked=' $LM/alias_check)" || { echo none >$LM/alias_check_pid; return 1; }
 	# a process that exits while its pid is set: nothing to walk
 	sleep 600 >/dev/null 2>&1 &
 	pid=$!
 	echo $pid >$LM/alias_check_pid || t_fail "alias_check_pid refused $pid" || { kill $pid; return 1; }
 	kill $pid
 	wait $pid
-	checked=$(grep '^checked=' $LM/alias_check)
+	checked=$(grep '^type=coverage checked=' $LM/alias_check)
 	echo none >$LM/alias_check_pid || t_fail "alias_check_pid refused none" || return 1
 	t_eq "alias_check_pid after none" pid=none "$(cat $LM/alias_check_pid)" || return 1
 	echo "$checked" | grep -Eq "$CHECKED_WITHOUT_USER" ||
 		t_fail "the checked line once pid $pid has exited: $checked" || return 1
 	grep -Eq "$CHECKED_WITHOUT_USER" $LM/alias_check ||
-		t_fail "the checked line with pid=none: $(grep '^checked=' $LM/alias_check)"
+		t_fail "the checked line with pid=none: $(grep '^type=coverage checked=' $LM/alias_check)"
 }
 
 # trailer_of KEY FILE: KEY's value in alias_check's last line.
@@ -435,8 +438,8 @@ trailer_of() {
 	tail -n 1 "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"
 }
 
-# alias_check's checked= line when no process's user mappings were walked
-CHECKED_WITHOUT_USER='^checked=linear[a-z,_-]*,failed-changes not_checked=user,[a-z,_-]+$'
+# alias_check's coverage line when no process's user mappings were walked
+CHECKED_WITHOUT_USER='^type=coverage checked=linear[a-z,_-]*,failed-changes not_checked=user,[a-z,_-]+$'
 
 # same_totals WHAT FILE FILE: two alias_check reads count the same hazards
 # and sanctioned aliases (count= pages= sanctioned= sanctioned_pages=).
@@ -521,9 +524,9 @@ user_alias_by_pid() {
 	# without a pid: no user lines, and user mappings not checked
 	t_eq "region=user lines without a pid" 0 "$(grep -c ' region=user ' /tmp/alias-nopid.txt)" || return 1
 	grep -Eq "$CHECKED_WITHOUT_USER" /tmp/alias-nopid.txt ||
-		t_fail "checked line without a pid: $(grep '^checked=' /tmp/alias-nopid.txt)" || return 1
-	grep -Eq "^checked=linear[a-z,_-]*,failed-changes,user pid=$holder not_checked=other-users,[a-z,_-]+$" /tmp/alias-user.txt ||
-		t_fail "checked line with pid $holder: $(grep '^checked=' /tmp/alias-user.txt)" || return 1
+		t_fail "checked line without a pid: $(grep '^type=coverage checked=' /tmp/alias-nopid.txt)" || return 1
+	grep -Eq "^type=coverage checked=linear[a-z,_-]*,failed-changes,user pid=$holder not_checked=other-users,[a-z,_-]+$" /tmp/alias-user.txt ||
+		t_fail "checked line with pid $holder: $(grep '^type=coverage checked=' /tmp/alias-user.txt)" || return 1
 	if [ -n "$otherns" ]; then
 		t_eq "reading alias_check in a new pid namespace" 0 "$otherns" || { cat /tmp/alias-otherns.txt; return 1; }
 		# the holder is not in that namespace: not walked (its lines would
@@ -531,7 +534,7 @@ user_alias_by_pid() {
 		# read adds up as without a pid
 		same_totals "read from another pid namespace" /tmp/alias-nopid.txt /tmp/alias-otherns.txt || return 1
 		grep -Eq "$CHECKED_WITHOUT_USER" /tmp/alias-otherns.txt ||
-			t_fail "checked line read from another pid namespace: $(grep '^checked=' /tmp/alias-otherns.txt)" || return 1
+			t_fail "checked line read from another pid namespace: $(grep '^type=coverage checked=' /tmp/alias-otherns.txt)" || return 1
 	else
 		echo "# no pid namespaces on this board: the other-namespace read is not made"
 	fi
@@ -558,7 +561,7 @@ user_alias_by_pid() {
 	t_eq "sanctioned aliases cmadebug counted" "Sanctioned: $(trailer_of sanctioned /tmp/alias-user.txt)" "$(grep '^Sanctioned:' /tmp/alias-pid.txt)" || return 1
 	# each user alias: a row with its pfn, its user address and region user
 	while read -r l; do
-		pfn=$(echo "$l" | sed 's/^pfn=\([^ ]*\) .*/\1/')
+		pfn=$(echo "$l" | sed 's/^type=alias pfn=\([^ ]*\) .*/\1/')
 		va=$(echo "$l" | sed 's/.* alias=\(0x[0-9a-f]*\) .*/\1/')
 		t_eq "cmadebug rows with pfn $pfn, alias $va, region user" 1 "$(awk -v pfn=$pfn -v va=$va '{
 			p = a = u = 0
@@ -574,12 +577,12 @@ user_alias_by_pid() {
 # and with the pid (/tmp/alias-nopid.txt, /tmp/alias-user.txt).
 user_alias_lines_match() {
 	[ "$n" -gt 0 ] || t_fail "no region=user line for pid $holder" || return 1
-	t_eq "region=user lines as documented" "$n" "$(grep -Ec "^pfn=0x[0-9a-f]+ pages=[0-9]+ class=$1 linear=0x[0-9a-f]+ linear_type=$2 alias=0x[0-9a-f]+ alias_type=$3 region=user caller=none cma=$4 pid=$holder$" /tmp/alias-user-lines.txt)" || return 1
+	t_eq "region=user lines as documented" "$n" "$(grep -Ec "^type=alias pfn=0x[0-9a-f]+ pages=[0-9]+ class=$1 linear=0x[0-9a-f]+ linear_type=$2 alias=0x[0-9a-f]+ alias_type=$3 region=user caller=none cma=$4 pid=$holder$" /tmp/alias-user-lines.txt)" || return 1
 	# every page of the mapping once, where the holder mapped it
 	sum=0
 	while read -r l; do
-		pfn=$(($(echo "$l" | sed 's/^pfn=\([^ ]*\) .*/\1/')))
-		np=$(echo "$l" | sed 's/^pfn=[^ ]* pages=\([0-9]*\) .*/\1/')
+		pfn=$(($(echo "$l" | sed 's/^type=alias pfn=\([^ ]*\) .*/\1/')))
+		np=$(echo "$l" | sed 's/^type=alias pfn=[^ ]* pages=\([0-9]*\) .*/\1/')
 		va=$(echo "$l" | sed 's/.* alias=\(0x[0-9a-f]*\) .*/\1/')
 		[ $pfn -ge $bufpfn ] && [ $((pfn + np)) -le $((bufpfn + pages)) ] ||
 			t_fail "user alias at pfn $pfn+$np outside the buffer's $bufpfn+$pages" || return 1
@@ -678,7 +681,7 @@ test_kept_sections_buffer_reported() {
 	cat $LM/alias_check >/tmp/alias-kept.txt
 	sed 's/^/# /' /tmp/alias-kept.txt
 	t_eq "dma-remap failures after alloc" $((failures + 1)) "$(attr_stat dma-remap failures)" || return 1
-	grep -q "^pfn=$pfn pages=2 class=hazard linear=[^ ]* linear_type=MEM/CACHED/[A-Z]* alias=none alias_type=MEM/BUFFERABLE/WC region=failed-change caller=none cma=fimc-pool$" /tmp/alias-kept.txt ||
+	grep -q "^type=alias pfn=$pfn pages=2 class=hazard linear=[^ ]* linear_type=MEM/CACHED/[A-Z]* alias=none alias_type=MEM/BUFFERABLE/WC region=failed-change caller=none cma=fimc-pool$" /tmp/alias-kept.txt ||
 		t_fail "buffer at pfn $pfn not reported" || return 1
 	t_eq "conflicts" 1 "$(count_of /tmp/alias-kept.txt)" || return 1
 	echo 1 >/sys/kernel/debug/dma-cma-test/cmadebug-fimc/free || t_fail "free failed" || return 1
@@ -1059,7 +1062,7 @@ test_kcore_alias_equals_alias_check() {
 	echo "$addr" >$LM/inject/alias_remove
 	sed 's/^/# /' /tmp/alias-kcore.txt
 	t_eq "alias --kcore exit status (conflicts)" 3 $rc || return 1
-	sed -n 's/^pfn=\([^ ]*\) pages=\([^ ]*\) class=[^ ]* linear=\([^ ]*\) linear_type=\([^ ]*\) alias=\(0x[^ ]*\) alias_type=\([^ ]*\) region=\([^ ]*\) .*/\1 \2 \3 \4 \5 \6 \7/p' \
+	sed -n 's/^type=alias pfn=\([^ ]*\) pages=\([^ ]*\) class=[^ ]* linear=\([^ ]*\) linear_type=\([^ ]*\) alias=\(0x[^ ]*\) alias_type=\([^ ]*\) region=\([^ ]*\) .*/\1 \2 \3 \4 \5 \6 \7/p' \
 		/tmp/alias-k.txt | sort >/tmp/alias-k.want
 	# the text's CLASS column is "-": /proc/kcore has no vmalloc flags
 	awk '$2 ~ /^0x/ { print $2, $3, $4, $5, $6, $7, $8 }' /tmp/alias-kcore.txt | sort >/tmp/alias-k.got
@@ -1088,11 +1091,11 @@ test_user_walk_keeps_huge_pages_whole() {
 	kill "$pid"
 	wait "$pid" 2>/dev/null
 	sed 's/^/# /' /tmp/thp.out
-	grep '^checked=' /tmp/thp-alias.txt | sed 's/^/# /'
+	grep '^type=coverage checked=' /tmp/thp-alias.txt | sed 's/^/# /'
 	[ "${huge_before:-0}" -ge 2048 ] ||
 		t_fail "no huge page mapped (AnonHugePages: ${huge_before:-none} kB)" || return 1
 	t_eq "AnonHugePages after the walk (kB)" "$huge_before" "$huge_after" || return 1
-	grep -q "^checked=.*,user pid=$pid " /tmp/thp-alias.txt ||
+	grep -q "^type=coverage checked=.*,user pid=$pid " /tmp/thp-alias.txt ||
 		t_fail "the process was not walked" || return 1
 	! grep -q " region=user .* pid=$pid\$" /tmp/thp-alias.txt ||
 		t_fail "a cached huge page listed as an alias"

@@ -1353,15 +1353,15 @@ static void test_linear_map_parsers(struct results *r)
 	};
 #undef SPLIT_REC
 	static const char alias[] =
-		"pfn=0x10 pages=2 linear=0xc0010000 linear_type=MEM/CACHED/WBRA alias=none "
+		"type=alias pfn=0x10 pages=2 linear=0xc0010000 linear_type=MEM/CACHED/WBRA alias=none "
 		"alias_type=MEM/BUFFERABLE/WC region=failed-change caller=none cma=reserved\n"
-		"checked=linear,vmalloc not_checked=user\n"
+		"type=coverage checked=linear,vmalloc not_checked=user\n"
 		"count=1 pages=5 unlisted_pages=3 incomplete=1\n";
-	static const char alias_none[] = "checked=linear not_checked=user\ncount=0 pages=0 unlisted_pages=0\n";
+	static const char alias_none[] = "type=coverage checked=linear not_checked=user\ncount=0 pages=0 unlisted_pages=0\n";
 	static const char alias_sum[] =
-		"pfn=0x10 pages=2 linear=0xc0010000 linear_type=A alias=0xf0000000 "
+		"type=alias pfn=0x10 pages=2 linear=0xc0010000 linear_type=A alias=0xf0000000 "
 		"alias_type=B region=vmalloc caller=x+0x1/0x2 cma=none\n"
-		"checked=linear not_checked=user\ncount=1 pages=2 unlisted_pages=1\n";
+		"type=coverage checked=linear not_checked=user\ncount=1 pages=2 unlisted_pages=1\n";
 	static const char ptdump_arm64[] =
 		"---[ Linear Mapping start ]---\n"
 		"0xffff000000000000-0xffff000000200000  2M PMD  RW NX SHD AF  BLK UXN  MEM/NORMAL-TAGGED\n"
@@ -1449,27 +1449,27 @@ static void test_linear_map_parsers(struct results *r)
 		/* arm64: two DMA remaps the architecture sanctions, one
 		 * injected write-combined vmap; the counts are the hazards'. */
 		static const char classed[] =
-			"pfn=0x10 pages=2 class=sanctioned linear=0x1 linear_type=A alias=0x2 "
+			"type=alias pfn=0x10 pages=2 class=sanctioned linear=0x1 linear_type=A alias=0x2 "
 			"alias_type=B region=vmalloc caller=none cma=none\n"
-			"pfn=0x20 pages=1 class=hazard linear=0x3 linear_type=A alias=0x4 "
+			"type=alias pfn=0x20 pages=1 class=hazard linear=0x3 linear_type=A alias=0x4 "
 			"alias_type=B region=vmalloc caller=none cma=none\n"
-			"pfn=0x30 pages=4 class=sanctioned linear=0x5 linear_type=A alias=0x6 "
+			"type=alias pfn=0x30 pages=4 class=sanctioned linear=0x5 linear_type=A alias=0x6 "
 			"alias_type=B region=vmalloc caller=none cma=none\n"
-			"checked=linear not_checked=user\n"
+			"type=coverage checked=linear not_checked=user\n"
 			"count=1 pages=1 sanctioned=2 sanctioned_pages=6 unlisted_pages=0\n";
 		static const char only_sanctioned[] =
-			"pfn=0x10 pages=2 class=sanctioned linear=0x1 linear_type=A alias=0x2 "
+			"type=alias pfn=0x10 pages=2 class=sanctioned linear=0x1 linear_type=A alias=0x2 "
 			"alias_type=B region=vmalloc caller=none cma=none\n"
-			"checked=linear not_checked=user\n"
+			"type=coverage checked=linear not_checked=user\n"
 			"count=0 pages=0 sanctioned=1 sanctioned_pages=2 unlisted_pages=0\n";
 		static const char no_trailer[] =
-			"pfn=0x10 pages=2 class=sanctioned linear=0x1 linear_type=A alias=0x2 "
+			"type=alias pfn=0x10 pages=2 class=sanctioned linear=0x1 linear_type=A alias=0x2 "
 			"alias_type=B region=vmalloc caller=none cma=none\n"
-			"checked=linear not_checked=user\ncount=0 pages=0 unlisted_pages=0\n";
+			"type=coverage checked=linear not_checked=user\ncount=0 pages=0 unlisted_pages=0\n";
 		char bad_class[] =
-			"pfn=0x10 pages=2 class=maybe linear=0x1 linear_type=A alias=0x2 "
+			"type=alias pfn=0x10 pages=2 class=maybe linear=0x1 linear_type=A alias=0x2 "
 			"alias_type=B region=vmalloc caller=none cma=none\n"
-			"checked=linear not_checked=user\ncount=1 pages=2 unlisted_pages=0\n";
+			"type=coverage checked=linear not_checked=user\ncount=1 pages=2 unlisted_pages=0\n";
 
 		CHECK(r, alias_parse(classed, sizeof(classed) - 1, &rep) == 0 && rep.nr == 3 &&
 			 rep.hazards == 1 && rep.pages == 1 && rep.sanctioned == 2 &&
@@ -1490,37 +1490,68 @@ static void test_linear_map_parsers(struct results *r)
 		      "alias: ... and so is a misspelt one");
 	}
 	{
+		/* One grammar: lines name their type first, but the trailer. */
+		static const char untyped[] =
+			"pfn=0x20 pages=1 class=hazard linear=0x3 linear_type=A alias=0x4 "
+			"alias_type=B region=vmalloc caller=none cma=none\n"
+			"type=coverage checked=linear not_checked=user\n"
+			"count=1 pages=1 sanctioned=0 sanctioned_pages=0 unlisted_pages=0\n";
+		static const char untyped_coverage[] =
+			"checked=linear not_checked=user\n"
+			"count=0 pages=0 sanctioned=0 sanctioned_pages=0 unlisted_pages=0\n";
+		static const char newer_type[] =
+			"type=alias pfn=0x20 pages=1 class=hazard linear=0x3 linear_type=A alias=0x4 "
+			"alias_type=B region=vmalloc caller=none cma=none\n"
+			"type=future pfn=0x30 pages=9\n"
+			"type=coverage checked=linear not_checked=user\n"
+			"count=1 pages=1 sanctioned=0 sanctioned_pages=0 unlisted_pages=0\n";
+		static const char empty_type[] =
+			"type= pfn=0x30\ntype=coverage checked=linear not_checked=user\n"
+			"count=0 pages=0 sanctioned=0 sanctioned_pages=0 unlisted_pages=0\n";
+
+		CHECK(r, alias_parse(untyped, sizeof(untyped) - 1, &rep) == -EINVAL,
+		      "alias: a conflict line without type=alias is refused");
+		CHECK(r, alias_parse(untyped_coverage, sizeof(untyped_coverage) - 1, &rep) == -EINVAL,
+		      "alias: a checked= line without type=coverage is refused");
+		CHECK(r, alias_parse(newer_type, sizeof(newer_type) - 1, &rep) == 0 &&
+			 rep.nr == 1 && rep.hazards == 1,
+		      "alias: a line of a type a newer kernel added is skipped");
+		alias_free(&rep);
+		CHECK(r, alias_parse(empty_type, sizeof(empty_type) - 1, &rep) == -EINVAL,
+		      "alias: an empty type= is refused");
+	}
+	{
 		/* One process's user mappings walked too (alias_check_pid):
 		 * region=user lines end in pid=, the checked line names it;
 		 * kernel addresses hidden by kptr_restrict read 0x0. */
 		static const char user[] =
-			"pfn=0x10 pages=2 class=hazard linear=0xc0010000 linear_type=MEM/CACHED/WBRA "
+			"type=alias pfn=0x10 pages=2 class=hazard linear=0xc0010000 linear_type=MEM/CACHED/WBRA "
 			"alias=0xb6f00000 alias_type=MEM/BUFFERABLE/WC region=user caller=none "
 			"cma=reserved pid=412\n"
-			"pfn=0x20 pages=1 class=sanctioned linear=0x0 linear_type=A alias=0x0 "
+			"type=alias pfn=0x20 pages=1 class=sanctioned linear=0x0 linear_type=A alias=0x0 "
 			"alias_type=B region=vmalloc caller=none cma=none\n"
-			"checked=linear,modules,pkmap,vmalloc,failed-changes,user pid=412 "
+			"type=coverage checked=linear,modules,pkmap,vmalloc,failed-changes,user pid=412 "
 			"not_checked=other-users,fixmap,kmap_local\n"
 			"count=1 pages=2 sanctioned=1 sanctioned_pages=1 unlisted_pages=0\n";
 		static const char user_clean[] =
-			"checked=linear,vmalloc,user pid=7 not_checked=other-users,fixmap\n"
+			"type=coverage checked=linear,vmalloc,user pid=7 not_checked=other-users,fixmap\n"
 			"count=0 pages=0 unlisted_pages=0\n";
-#define USER_LINE(pid) "pfn=0x10 pages=1 class=hazard linear=0x1 linear_type=A alias=0x2 " \
+#define USER_LINE(pid) "type=alias pfn=0x10 pages=1 class=hazard linear=0x1 linear_type=A alias=0x2 " \
 		"alias_type=B region=user caller=none cma=none" pid "\n"
-#define VMALLOC_LINE(pid) "pfn=0x10 pages=1 class=hazard linear=0x1 linear_type=A alias=0x2 " \
+#define VMALLOC_LINE(pid) "type=alias pfn=0x10 pages=1 class=hazard linear=0x1 linear_type=A alias=0x2 " \
 		"alias_type=B region=vmalloc caller=none cma=none" pid "\n"
-#define CHECKED_USER(pid) "checked=linear,user" pid " not_checked=other-users\n"
+#define CHECKED_USER(pid) "type=coverage checked=linear,user" pid " not_checked=other-users\n"
 #define TRAILER_1 "count=1 pages=1 unlisted_pages=0\n"
 		static const char *const bad_user[] = {
 			/* a user line without its pid, a kernel line with one */
 			USER_LINE("") CHECKED_USER(" pid=5") TRAILER_1,
 			VMALLOC_LINE(" pid=5") CHECKED_USER(" pid=5") TRAILER_1,
 			/* user lines of a process the checked line does not name */
-			USER_LINE(" pid=5") "checked=linear not_checked=user\n" TRAILER_1,
+			USER_LINE(" pid=5") "type=coverage checked=linear not_checked=user\n" TRAILER_1,
 			USER_LINE(" pid=5") CHECKED_USER(" pid=6") TRAILER_1,
 			/* pid= exactly when checked lists user */
-			"checked=linear pid=5 not_checked=user\ncount=0 pages=0 unlisted_pages=0\n",
-			"checked=linear,users pid=5 not_checked=x\ncount=0 pages=0 unlisted_pages=0\n",
+			"type=coverage checked=linear pid=5 not_checked=user\ncount=0 pages=0 unlisted_pages=0\n",
+			"type=coverage checked=linear,users pid=5 not_checked=x\ncount=0 pages=0 unlisted_pages=0\n",
 			CHECKED_USER("") "count=0 pages=0 unlisted_pages=0\n",
 			/* not a process id */
 			USER_LINE(" pid=0") CHECKED_USER(" pid=0") TRAILER_1,
@@ -1565,11 +1596,11 @@ static void test_linear_map_parsers(struct results *r)
 		memset(sym, 'f', 300);
 		sym[300] = '\0';
 		n = snprintf(buf, sizeof(buf),
-			     "pfn=0x10 pages=1 linear=0xc0010000 linear_type=A alias=0xf0000000 "
+			     "type=alias pfn=0x10 pages=1 linear=0xc0010000 linear_type=A alias=0xf0000000 "
 			     "alias_type=B region=vmalloc caller=mydrv_probe+0x44/0x100 [mydrv] cma=none\n"
-			     "pfn=0x20 pages=1 linear=0xc0020000 linear_type=A alias=0xf0001000 "
+			     "type=alias pfn=0x20 pages=1 linear=0xc0020000 linear_type=A alias=0xf0001000 "
 			     "alias_type=B region=vmalloc caller=%s+0x4/0x8 [m] cma=reserved\n"
-			     "checked=linear not_checked=user\ncount=2 pages=2 unlisted_pages=0\n", sym);
+			     "type=coverage checked=linear not_checked=user\ncount=2 pages=2 unlisted_pages=0\n", sym);
 		CHECK(r, alias_parse(buf, (size_t)n, &rep) == 0 && rep.nr == 2 &&
 			 !strcmp(rep.c[0].caller, "mydrv_probe+0x44/0x100 [mydrv]") &&
 			 !strcmp(rep.c[0].cma, "") && strlen(rep.c[1].caller) == 300 + 12 &&
@@ -1577,7 +1608,7 @@ static void test_linear_map_parsers(struct results *r)
 		      "alias: module callers and long symbols, got '%s'",
 		      rep.nr ? rep.c[0].caller : "(nothing)");
 		alias_free(&rep);
-		CHECK(r, alias_parse("pfn=0x10 x [m]\n", 15, &rep) == -EINVAL,
+		CHECK(r, alias_parse("type=alias pfn=0x10 x [m]\n", 26, &rep) == -EINVAL,
 		      "a [name] after a token that is not key=value is still refused");
 	}
 	CHECK(r, ptdump_layout_parse(ptdump_arm64, sizeof(ptdump_arm64) - 1, &l) == 0 &&

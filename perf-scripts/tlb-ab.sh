@@ -400,7 +400,7 @@ cmadebug_run() {
 	die $c "cmadebug $* failed (see its message above)"
 }
 
-# The walk: where the walker counts itself (kernel-patches/0017), always
+# The walk: where the walker counts itself (kernel-patches/0019), always
 # with cmadebug tlb walk, which then counts exactly the walk's loop on any
 # core; else perf stat around 'echo > walk' (it counts the shell's start
 # and exit too), or cmadebug's perf_event_open around the write.
@@ -479,7 +479,7 @@ cmd_run() {
 	SWEEP=${SWEEP:-$PAGES}
 	MAX_PAGES=0
 	for p in $SWEEP; do [ "$p" -gt $MAX_PAGES ] && MAX_PAGES=$p; done
-	[ -e "$WALK" ] || die 2 "$WALK missing: the kernel lacks CONFIG_TEST_LINEAR_MAP_WALK (kernel-patches/0017), or debugfs is not mounted"
+	[ -e "$WALK" ] || die 2 "$WALK missing: the kernel lacks CONFIG_TEST_LINEAR_MAP_WALK (kernel-patches/0019), or debugfs is not mounted"
 
 	PERF=${PERF:-$(command -v perf || true)}
 	CMADEBUG=${CMADEBUG:-$(command -v cmadebug || true)}
@@ -615,7 +615,7 @@ cmd_paired() {
 		esac
 	done
 	[ -n "$split" ] && [ -n "$block" ] || die 3 "paired: one range must be split and the other not"
-	[ -e "$WALK" ] || die 2 "$WALK missing: the kernel lacks CONFIG_TEST_LINEAR_MAP_WALK (kernel-patches/0017), or debugfs is not mounted"
+	[ -e "$WALK" ] || die 2 "$WALK missing: the kernel lacks CONFIG_TEST_LINEAR_MAP_WALK (kernel-patches/0019), or debugfs is not mounted"
 	# the discarded warm-up: one walk of each range, nothing recorded (not
 	# in a captured tree: its walk file is a record, not the walker)
 	WARMUP_RUNS=0

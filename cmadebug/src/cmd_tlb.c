@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cmadebug tlb: kernel-only instructions, cycles and TLB events around a
- * linear_map_walk run (kernel-patches/0017) or a command, as one group of
+ * linear_map_walk run (kernel-patches/0019) or a command, as one group of
  * perf_event_open counters, for boards without a perf binary.  Prints
  * every count or "not supported" (never a number the PMU did not count),
  * and can write the runs in reports/' A/B layout
@@ -77,7 +77,7 @@ struct tlb_state {
 	struct tlb_run *runs;
 	long cpu;
 	int pmu_type;
-	bool walker_counts;	/* the walker counts itself (kernel-patches/0017) */
+	bool walker_counts;	/* the walker counts itself (kernel-patches/0019) */
 	char boot_dir[PATH_MAX];
 };
 
@@ -616,7 +616,7 @@ static int walk_once(struct tlb_state *s, struct tlb_group *g, struct tlb_run *r
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return sysroot_read_error(s->sr, FS_DEBUGFS, WALK_FILE, -errno,
-					  "CONFIG_TEST_LINEAR_MAP_WALK (kernel-patches/0017)");
+					  "CONFIG_TEST_LINEAR_MAP_WALK (kernel-patches/0019)");
 	ret = g ? tlb_group_start(g) : 0;
 	n = ret ? -1 : write(fd, req, (size_t)len_req);
 	if (n < 0 && !ret)
@@ -644,7 +644,7 @@ static int walk_once(struct tlb_state *s, struct tlb_group *g, struct tlb_run *r
 	ret = sysroot_read(s->sr, FS_DEBUGFS, WALK_FILE, &buf, &len);
 	if (ret)
 		return sysroot_read_error(s->sr, FS_DEBUGFS, WALK_FILE, ret,
-					  "CONFIG_TEST_LINEAR_MAP_WALK (kernel-patches/0017)");
+					  "CONFIG_TEST_LINEAR_MAP_WALK (kernel-patches/0019)");
 	r->w = s->o.w;
 	ret = tlb_walk_parse(buf, len, &r->w);
 	free(buf);
@@ -936,7 +936,7 @@ static int prepare(struct cmd_ctx *ctx, struct tlb_state *s)
 		return ret;
 	if (s->o.walk && !sysroot_exists(s->sr, FS_DEBUGFS, WALK_FILE))
 		return sysroot_read_error(s->sr, FS_DEBUGFS, WALK_FILE, -ENOENT,
-					  "CONFIG_TEST_LINEAR_MAP_WALK (kernel-patches/0017)");
+					  "CONFIG_TEST_LINEAR_MAP_WALK (kernel-patches/0019)");
 	ret = choose_events(s);
 	if (ret >= 0 || s->o.list)
 		return ret;

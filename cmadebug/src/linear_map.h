@@ -47,7 +47,7 @@ int layout_parse(const char *buf, size_t len, struct lm_layout *layout);
 
 /*
  * /proc/meminfo's DirectMap<size> lines (x86; arm and arm64 with
- * kernel-patches 0020/0021: the counters kept where the kernel maps),
+ * kernel-patches 0024/0025: the counters kept where the kernel maps),
  * largest first, source "meminfo".  No such line leaves LAYOUT->nr 0.
  * -EINVAL for a malformed line, a size twice or a name that is no size.
  */

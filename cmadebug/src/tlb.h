@@ -19,7 +19,7 @@
 #define TLB_MAX_EVENTS		6
 /* More entries than any TLB we know holds (L2 TLBs: 512 to 3072). */
 #define TLB_MAX_ENTRIES		4096
-/* The walker's limits (kernel-patches/0017). */
+/* The walker's limits (kernel-patches/0019). */
 #define TLB_WALK_MAX_PAGES	(1ULL << 20)
 #define TLB_WALK_MAX_ACCESSES	(1ULL << 32)
 #define TLB_MAX_RUNS		1000
@@ -83,7 +83,7 @@ struct tlb_judged {
 
 /* The walker's knobs (written to linear_map_walk) and its report. */
 /*
- * One of the walker's own counters (kernel-patches/0017): the kernel
+ * One of the walker's own counters (kernel-patches/0019): the kernel
  * brackets exactly its loop with perf counters on the walking task and
  * reports "instructions=N cycles=N raw_0xE=N", or a word where it has no
  * count for the whole walk.

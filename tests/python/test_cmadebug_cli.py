@@ -301,7 +301,7 @@ def strip_direct_map(root):
 @pytest.mark.parametrize("fixture", ["qemu-arm", "qemu-arm64"])
 def test_splits_from_meminfo_alone(cmadebug_bin, fixture, tmp_path):
     """A kernel with the DirectMap counters and nothing in debugfs (x86, or a
-    kernel with only 0020/0021): the layout from meminfo, the records null,
+    kernel with only 0024/0025): the layout from meminfo, the records null,
     never zeros, and the text says so."""
     root = copy_tree(tmp_path, fixture)
     shutil.rmtree(root / "sys/kernel/debug/linear_map")

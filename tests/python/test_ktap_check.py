@@ -68,7 +68,7 @@ def test_no_tests_at_all_fails():
         "[    1.234567] WARNING: possible circular locking dependency detected",
         "[    1.234567] BUG: KASAN: slab-out-of-bounds in foo+0x10/0x20",
         "[    1.234567] Kernel panic - not syncing: Attempted to kill init!",
-        # seen on the arm64 debug board (make debug-test) before 0018
+        # seen on the arm64 debug board (make debug-test) before 0020
         "[    2.861774] [ BUG: Invalid wait context ]",
         "[    2.861774] DEBUG_LOCKS_WARN_ON(1)",
         "[    2.861774] =============================\n[    2.861775] WARNING: suspicious RCU usage",

@@ -1,4 +1,4 @@
-# Guest tests for linear_map debugfs (kernel-patches 0010-0016): the layout
+# Guest tests for linear_map debugfs (kernel-patches 0010-0029): the layout
 # agrees with ptdump and adds up, splits are counted by cause, coherent
 # allocations are traced, alias_check finds injected and real aliases.
 # Sourced by run-tests.sh; each suite (scripts/lib.sh suite_cmdline) boots
@@ -195,7 +195,7 @@ test_layout_agrees_with_ptdump() {
 }
 
 # The DirectMap counters of /proc/meminfo (kept where the arch maps,
-# kernel-patches 0020/0021) against the layout walk, to the byte.  An entry
+# kernel-patches 0024/0025) against the layout walk, to the byte.  An entry
 # whose valid bit KFENCE or debug_pagealloc cleared keeps its size in the
 # counters and is NotPresent in the walk, so page entries are compared
 # valid or not, from one read of each file.
@@ -891,7 +891,7 @@ is_count() {
 	esac
 }
 
-# The walk counts itself with the CPU's PMU (0017), as the PMU has the
+# The walk counts itself with the CPU's PMU (0019), as the PMU has the
 # events: perf's generic instructions and cycles are counted where the PMU
 # lists inst_retired and cpu_cycles (QEMU's arm64 PMU lists inst_retired
 # only under -icount: its instruction count needs it), unsupported where
@@ -964,7 +964,7 @@ test_malformed_keep_sections_ignored() {
 }
 
 # cmadebug in the guest agrees with the kernel's files it reads.  Its
-# layout comes from meminfo's DirectMap counters on this kernel (0020/0021),
+# layout comes from meminfo's DirectMap counters on this kernel (0024/0025),
 # which keep a page whose valid bit is clear at its size: the page level is
 # compared valid or not, as in test_meminfo_agrees_with_layout.
 test_cmadebug_splits_agrees_with_kernel() {
@@ -1106,7 +1106,7 @@ LM_WALK_TESTS="
 	test_walk_runs_over_range
 	test_walk_counts_as_the_pmu_has_it
 	test_walk_ends_on_sigkill"
-# debug_pagealloc unmaps free pages: the walker refuses to run (0017)
+# debug_pagealloc unmaps free pages: the walker refuses to run (0019)
 if grep -qw debug_pagealloc=on /proc/cmdline; then
 	LM_WALK_TESTS=test_walk_refused_with_debug_pagealloc
 fi

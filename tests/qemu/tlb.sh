@@ -226,7 +226,7 @@ test_tlb_runner_rejects_runs_perf_could_not_count() {
 		t_fail "a run perf could not count was kept"
 }
 
-# ---- the walker's own counters (kernel-patches/0017) ----------------------
+# ---- the walker's own counters (kernel-patches/0019) ----------------------
 # The walk brackets its loop with kernel perf counters and reports them
 # (linear_map_debugfs.rst): what QEMU's PMUs honestly give.  arm: no PMU,
 # so every counter is "unsupported".  arm64 under -icount: instructions

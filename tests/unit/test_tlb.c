@@ -319,7 +319,7 @@ static void test_walk_report(struct results *r)
 	CHECK(r, walk_parse_str("start=0x48000000 start=0x48000000 pages=4096", &w) == -EINVAL,
 	      "repeated key");
 	CHECK(r, walk_parse_str("start=0x48000000 pages=4096 accesses=100000 seed=7 cpu=0 elapsed_ns=5 faults=0 checksum=9 new=1", &w) == 0 && w.elapsed_ns == 5, "unknown keys are skipped");
-	/* the walker's own counters (kernel-patches/0017): words where no count */
+	/* the walker's own counters (kernel-patches/0019): words where no count */
 	CHECK(r, walk_parse_str("start=0x48000000 pages=4096 accesses=100000 seed=7 cpu=0 elapsed_ns=6 faults=0 checksum=9 instructions=unsupported cycles=21239255 raw_0x34=multiplexed raw_0x35=not-counted\n", &w) == 0 && w.elapsed_ns == 6,
 	      "a report with the walker's counters");
 }
@@ -327,7 +327,7 @@ static void test_walk_report(struct results *r)
 /* dtlb_walk as an Armv8 PMU publishes it. */
 static const struct tlb_event dtlb_walk = { "dtlb_walk", 8, 0x34, TLB_KIND_TLB, true };
 
-/* The walker's own counters (kernel-patches/0017): asked with events=,
+/* The walker's own counters (kernel-patches/0019): asked with events=,
  * read back as counts or words; the keys of the selected events. */
 static void test_walker_counters(struct results *r)
 {

@@ -234,6 +234,8 @@ suite_cmdline() {
 	arm:forced-split-nomap) echo "linear_map_split=2M@0x60000000" ;;
 	# the pool across the lowmem/highmem boundary (suite_dts): never activated
 	arm:inactive-pool) echo "" ;;
+	# the arm debug board's KFENCE off at boot, enabled by the suite
+	arm:kfence-late) echo "kfence.sample_interval=0" ;;
 	arm64:rodata-full) echo "rodata=full" ;;
 	arm64:forced-split) echo "rodata=on linear_map_split=16M@0x48000000" ;;
 	# the TLB A/B under -icount (suite_qemu_args): the walked range in blocks
@@ -294,7 +296,7 @@ variant_suites() {
 	arm64:kasan) echo main ;;
 	# generic KASAN, lockdep, KFENCE: slow under TCG, so main's kernel
 	# cases only (make debug-test boots main)
-	arm:debug) echo kernel ;;
+	arm:debug) echo kernel kfence-late ;;
 	# the firmware's memory map: more memblock regions than split records;
 	# the debug kernel (lockdep, RT, KFENCE), so main's kernel cases only
 	arm64:uefi) echo kernel rodata-full ;;

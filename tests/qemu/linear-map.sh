@@ -27,6 +27,11 @@ arm_block_mib() {
 	if grep -q '^DirectMap2M:' $LM/layout; then echo 2; else echo 1; fi
 }
 
+# vmstat_of NAME: the /proc/vmstat counter's value, nothing if it is absent
+vmstat_of() {
+	awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat
+}
+
 # lm_level N: the layout's name of the Nth entry size, largest first (arm64:
 # 1 PUD, 2 contiguous PMD, 3 PMD, 4 contiguous PTE, 5 PTE; "1G 32M 2M 64k 4k"
 # with 4 KiB pages, "4T 16G 512M 2M 64k" with 64 KiB).
@@ -215,6 +220,33 @@ test_meminfo_agrees_with_layout() {
 		fi
 		t_eq "kB in $name (meminfo vs layout)" "$walk" "${counted:-0}" || return 1
 	done
+}
+
+# kfence-late (the arm debug board, kfence.sample_interval=0): KFENCE
+# enabled after boot allocates its pool then, and arch_kfence_init_pool()
+# splits the sections over it while the system runs.  The DirectMap
+# counters move what it split from sections to pages and still agree with
+# the layout walk; /proc/vmstat counts each section split as a
+# direct_map_level2_splits event, as x86 counts its run-time splits (the
+# boot-time ones, the CMA remap's, are no events).
+test_kfence_late_split_counted() {
+	param=/sys/module/kfence/parameters/sample_interval
+	t_eq "kfence.sample_interval at boot" 0 "$(cat $param)" || return 1
+	t_eq "direct_map_level2_splits after boot" 0 "$(vmstat_of direct_map_level2_splits)" || return 1
+	t_eq "direct_map_level3_splits after boot" 0 "$(vmstat_of direct_map_level3_splits)" || return 1
+	blocks=DirectMap$(arm_block_mib)M
+	pages0=$(layout_kb DirectMap4k /proc/meminfo) blocks0=$(layout_kb $blocks /proc/meminfo)
+	echo 100 >$param || t_fail "enabling KFENCE after boot failed" || return 1
+	[ -d /sys/kernel/debug/kfence ] && grep -q 'enabled: 1' /sys/kernel/debug/kfence/stats ||
+		t_fail "KFENCE not enabled: $(head -n 1 /sys/kernel/debug/kfence/stats 2>&1)" || return 1
+	pages1=$(layout_kb DirectMap4k /proc/meminfo) blocks1=$(layout_kb $blocks /proc/meminfo)
+	echo "# DirectMap4k $pages0 -> $pages1 kB, $blocks $blocks0 -> $blocks1 kB"
+	moved=$((pages1 - pages0))
+	[ $moved -gt 0 ] || t_fail "the late pool moved nothing to pages" || return 1
+	t_eq "kB out of $blocks" $moved $((blocks0 - blocks1)) || return 1
+	t_eq "direct_map_level2_splits after the late pool" $((moved / ($(arm_block_mib) * 1024))) \
+		"$(vmstat_of direct_map_level2_splits)" || return 1
+	test_meminfo_agrees_with_layout
 }
 
 # arm: fimc-pool (16 MiB, lowmem by alloc-ranges) split into pages at boot.

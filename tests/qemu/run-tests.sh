@@ -204,6 +204,7 @@ no-default-cma) run_ktap $LM_NO_DEFAULT_CMA_TESTS ;;
 forced-split | forced-split-top) run_ktap $LM_FORCED_SPLIT_TESTS $lm_board_tests ;;
 forced-split-nomap) run_ktap $LM_FORCED_SPLIT_NOMAP_TESTS ;;
 inactive-pool) run_ktap $CMA_INACTIVE_TESTS ;;
+kfence-late) run_ktap test_kernel_untainted_at_boot test_kfence_late_split_counted ;;
 stress) run_ktap test_stress_workload ;;
 # a distribution kernel (make distro-test)
 stock) run_ktap test_kernel_untainted_at_boot $STOCK_TESTS ;;

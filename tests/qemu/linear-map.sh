@@ -1,4 +1,4 @@
-# Guest tests for linear_map debugfs (kernel-patches 0010-0029): the layout
+# Guest tests for linear_map debugfs (kernel-patches 0010-0031): the layout
 # agrees with ptdump and adds up, splits are counted by cause, coherent
 # allocations are traced, alias_check finds injected and real aliases.
 # Sourced by run-tests.sh; each suite (scripts/lib.sh suite_cmdline) boots
@@ -234,7 +234,8 @@ test_kfence_late_split_counted() {
 	t_eq "kfence.sample_interval at boot" 0 "$(cat $param)" || return 1
 	t_eq "direct_map_level2_splits after boot" 0 "$(vmstat_of direct_map_level2_splits)" || return 1
 	t_eq "direct_map_level3_splits after boot" 0 "$(vmstat_of direct_map_level3_splits)" || return 1
-	blocks=DirectMap$(arm_block_mib)M
+	mib=$(arm_block_mib)
+	blocks=DirectMap${mib}M
 	pages0=$(layout_kb DirectMap4k /proc/meminfo) blocks0=$(layout_kb $blocks /proc/meminfo)
 	echo 100 >$param || t_fail "enabling KFENCE after boot failed" || return 1
 	[ -d /sys/kernel/debug/kfence ] && grep -q 'enabled: 1' /sys/kernel/debug/kfence/stats ||
@@ -244,7 +245,7 @@ test_kfence_late_split_counted() {
 	moved=$((pages1 - pages0))
 	[ $moved -gt 0 ] || t_fail "the late pool moved nothing to pages" || return 1
 	t_eq "kB out of $blocks" $moved $((blocks0 - blocks1)) || return 1
-	t_eq "direct_map_level2_splits after the late pool" $((moved / ($(arm_block_mib) * 1024))) \
+	t_eq "direct_map_level2_splits after the late pool" $((moved / (mib * 1024))) \
 		"$(vmstat_of direct_map_level2_splits)" || return 1
 	test_meminfo_agrees_with_layout
 }

@@ -77,10 +77,11 @@ debug-test:
 # debug_pagealloc=on, with the main suite; the debug kernel (PREEMPT_RT,
 # lockdep, KFENCE, the EFI stub) booted by edk2 with firmware carve-outs,
 # suites kernel (main's kernel-facing cases) and rodata-full; the arm
-# debug kernel (lockdep, KFENCE, generic KASAN), suite kernel (lib.sh
+# debug kernel (lockdep, KFENCE, generic KASAN), suite kernel; ARMv6
+# (RealView EB, ARM1176: no TEX remap, armel userland), suite kernel (lib.sh
 # variant_suites; VARIANT_SUITES= picks);
 # built one at a time, booted side by side like qemu-test.
-VARIANT_BOARDS ?= arm:lpae arm64:64k arm64:kasan arm64:uefi arm:debug
+VARIANT_BOARDS ?= arm:lpae arm64:64k arm64:kasan arm64:uefi arm:debug arm:v6
 variant-test: variant-kernels
 	@rc=0; pids=""; mkdir -p build; for b in $(VARIANT_BOARDS); do \
 		( r=0; for s in $${VARIANT_SUITES:-$$(bash -c ". scripts/lib.sh && variant_suites $${b%%:*} $${b#*:}")}; do \

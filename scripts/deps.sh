@@ -14,6 +14,7 @@ HOST_PACKAGES=(
 	gcc make libc6-dev pkg-config
 	gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf
 	libc6-dev-arm64-cross libc6-dev-armhf-cross
+	gcc-arm-linux-gnueabi libc6-dev-armel-cross # the ARMv6 board's armel userland
 	qemu-system-arm device-tree-compiler
 	qemu-efi-aarch64 # the arm64 UEFI board (KERNEL_VARIANT=uefi): edk2
 	flex bison bc cpio kmod xz-utils libelf-dev libssl-dev perl git
@@ -30,7 +31,8 @@ HOST_PACKAGES=(
 	chromium # headless, for tests/python/test_report_browser.py
 )
 GUEST_PACKAGES=(busybox-static libtracefs-dev libtraceevent-dev)
-GUEST_ARCHES=(armhf arm64)
+# armel: the ARMv6 board's (KERNEL_VARIANT=v6; armhf needs ARMv7)
+GUEST_ARCHES=(armhf armel arm64)
 # Debian's perf for the arm64 guest (tests/qemu/tlb.sh, perf-record.sh run
 # the real one) and the packages holding the shared libraries it loads:
 # scripts/initramfs.sh copies just those (the closure of its DT_NEEDED),

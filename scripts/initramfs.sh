@@ -11,10 +11,14 @@ set -euo pipefail
 arch=${1:-}
 check_arch "$arch"
 out=${2:?usage: initramfs.sh ARCH OUTDIR}
-sysroot=$CMADEBUG_CACHE/sysroot/$(deb_arch "$arch")
-[ -f "$sysroot/.complete" ] || die "guest packages for $(deb_arch "$arch") not fetched: run 'make deps'"
+# the userland's Debian arch: armel on the ARMv6 board (lib.sh guest_deb_arch)
+debarch=$(guest_deb_arch "$arch")
+cross=$(guest_cross_compile "$arch")
+require_cmd "${cross}gcc" "gcc-${cross%-}"
+sysroot=$CMADEBUG_CACHE/sysroot/$debarch
+[ -f "$sysroot/.complete" ] || die "guest packages for $debarch not fetched: run 'make deps'"
 busybox=$sysroot/root/bin/busybox
-[ -x "$busybox" ] || die "no static busybox in $sysroot (busybox-static:$(deb_arch "$arch"))"
+[ -x "$busybox" ] || die "no static busybox in $sysroot (busybox-static:$debarch)"
 [ -f "$KERNEL_SRC/usr/gen_init_cpio.c" ] || die "no kernel tree: run 'make kernel-tree'"
 mkdir -p "$out"
 
@@ -28,24 +32,25 @@ mkdir -p "$out"
 # make check; building them each time cost three core-minutes), under a
 # lock, as boards of one arch start side by side.
 guest=$BUILD/guest-$arch
+[ "$debarch" = "$(deb_arch "$arch")" ] || guest=$BUILD/guest-$arch-$debarch
 mkdir -p "$guest"
 (
 	flock 9
-	make -s -C "$TOP/cmadebug" O="$guest/cmadebug" CROSS_COMPILE="$(cross_compile "$arch")" \
+	make -s -C "$TOP/cmadebug" O="$guest/cmadebug" CROSS_COMPILE="$cross" \
 		STATIC=1 SYSROOT="$sysroot/root" >"$guest/cmadebug-build.log" 2>&1 || {
 		grep -m 5 -E 'error' "$guest/cmadebug-build.log" >&2 || true
 		die "cross-building cmadebug for $arch failed (log: $guest/cmadebug-build.log)"
 	}
 	for b in cma_alloc_bench read_bench page_churn dma_alloc_load; do
 		[ "$guest/${b//_/-}" -nt "$TOP/bench/$b.c" ] && continue
-		"$(cross_compile "$arch")gcc" -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -static \
+		"${cross}gcc" -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -static \
 			-o "$guest/${b//_/-}.tmp" "$TOP/bench/$b.c" ||
 			die "cross-building bench/$b.c for $arch failed"
 		mv "$guest/${b//_/-}.tmp" "$guest/${b//_/-}"
 	done
 	for h in dma-mmap-hold thp-hold; do
 		[ "$guest/$h" -nt "$TOP/tests/qemu/$h.c" ] && continue
-		"$(cross_compile "$arch")gcc" -std=c11 -O2 -Wall -Wextra -Werror -static \
+		"${cross}gcc" -std=c11 -O2 -Wall -Wextra -Werror -static \
 			-o "$guest/$h.tmp" "$TOP/tests/qemu/$h.c" ||
 			die "cross-building tests/qemu/$h.c for $arch failed"
 		mv "$guest/$h.tmp" "$guest/$h"
@@ -58,9 +63,9 @@ mkdir -p "$guest"
 # loader itself at its PT_INTERP path.
 perf_entries() {
 	local root=$1 triplet todo=() seen=" " f n d lib interp
-	triplet=$(cross_compile "$arch")
+	triplet=$cross
 	triplet=${triplet%-}
-	[ -x "$root/usr/bin/perf" ] || die "no perf in $root (linux-perf:$(deb_arch "$arch"))"
+	[ -x "$root/usr/bin/perf" ] || die "no perf in $root (linux-perf:$debarch)"
 	echo "dir /lib 0755 0 0"
 	echo "dir /lib/$triplet 0755 0 0"
 	echo "file /usr/bin/perf $root/usr/bin/perf 0755 0 0"
@@ -87,8 +92,8 @@ perf_entries() {
 
 perf_root=""
 if [ "$arch" = arm64 ]; then
-	perf_root=$CMADEBUG_CACHE/perf/$(deb_arch "$arch")
-	[ -f "$perf_root/.complete" ] || die "Debian's perf for $(deb_arch "$arch") not fetched: run 'make deps'"
+	perf_root=$CMADEBUG_CACHE/perf/$debarch
+	[ -f "$perf_root/.complete" ] || die "Debian's perf for $debarch not fetched: run 'make deps'"
 fi
 
 gen=$BUILD/host/gen_init_cpio

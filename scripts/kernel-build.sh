@@ -85,7 +85,8 @@ note "building the $arch kernel (log: $log)"
 verify_config || die "the $arch kernel config does not have what kernel-patches/configs asks for"
 
 image=$(kernel_image_path "$arch")
-if ! kmake -j"$(nproc)" "$(basename "$image")" >>"$log" 2>&1; then
+dtb=$(board_kernel_dtb "$arch")
+if ! kmake -j"$(nproc)" "$(basename "$image")" ${dtb:+"$dtb"} >>"$log" 2>&1; then
 	grep -m 10 -E 'error:|Error [0-9]' "$log" >&2 || true
 	tail -n 5 "$log" >&2
 	die "building the $arch kernel failed (full log: $log)"
@@ -95,6 +96,7 @@ tmp=$(mktemp -d "$CMADEBUG_CACHE/kernels/.$arch.XXXXXX")
 cp "$obj/$image" "$tmp/$(basename "$image")"
 cp "$obj/.config" "$tmp/config"
 cp "$obj/System.map" "$obj/vmlinux" "$tmp/"
+[ -z "$dtb" ] || cp "$obj/arch/$arch/boot/dts/$dtb" "$tmp/"
 {
 	echo "arch=$arch"
 	echo "base=$(kernel_base_version)"

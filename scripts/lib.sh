@@ -68,6 +68,24 @@ deb_arch() {
 	esac
 }
 
+# The guest userland's Debian architecture and cross compiler: the ARMv6
+# board (KERNEL_VARIANT=v6) runs Debian's armel (ARMv5TE, soft float);
+# armhf needs ARMv7.  Its kernel is built with the armhf compiler all the
+# same: the kernel sets its own -march and float ABI.
+guest_deb_arch() {
+	case $1:${KERNEL_VARIANT:-} in
+	arm:v6) echo armel ;;
+	*) deb_arch "$1" ;;
+	esac
+}
+
+guest_cross_compile() {
+	case $1:${KERNEL_VARIANT:-} in
+	arm:v6) echo arm-linux-gnueabi- ;;
+	*) cross_compile "$1" ;;
+	esac
+}
+
 kernel_image_path() {
 	case $1 in
 	arm) echo arch/arm/boot/zImage ;;
@@ -191,9 +209,34 @@ require_cmd() {
 # The QEMU boards (DESIGN.md).  arm: highmem=off keeps QEMU's own devices
 # below 4 GiB for the non-LPAE guest (QEMU's "highmem" is not Linux's).
 qemu_board() {
-	case $1 in
-	arm) echo qemu-system-arm -M virt,highmem=off -cpu cortex-a15 -m 1024 -smp 1 ;;
-	arm64) echo qemu-system-aarch64 -M virt -cpu cortex-a57 -m 1024 -smp 1 ;;
+	case $1:${KERNEL_VARIANT:-} in
+	# ARMv6 (configs/arm-v6.config): RealView EB with an ARM1176 core tile,
+	# the one 6.12 device tree QEMU's ARM11 boards boot (board_kernel_dtb)
+	arm:v6) echo qemu-system-arm -M realview-eb -cpu arm1176 -m 256 -smp 1 ;;
+	arm:*) echo qemu-system-arm -M virt,highmem=off -cpu cortex-a15 -m 1024 -smp 1 ;;
+	arm64:*) echo qemu-system-aarch64 -M virt -cpu cortex-a57 -m 1024 -smp 1 ;;
+	esac
+}
+
+# board_kernel_dtb ARCH: the kernel's own device tree (a make target) the
+# board boots over, for a QEMU board that makes none of its own (no
+# -machine dumpdtb); nothing for the virt boards.  kernel-build.sh builds
+# it into the kernel's directory; QEMU fills in memory and chosen.
+board_kernel_dtb() {
+	case $1:${KERNEL_VARIANT:-} in
+	arm:v6) echo arm/arm-realview-eb.dtb ;;
+	esac
+}
+
+# board_halts ARCH: 1 for a board whose guest cannot power it off.
+# RealView's reboot driver writes the reset the real EB wants (0x08),
+# which QEMU's model ignores (it resets on 0x100), and there is no
+# power-off: the guest halts (tests/qemu/init, cmadebug.end=halt) and
+# qemu-run.sh stops QEMU once the kernel says so.
+board_halts() {
+	case $1:${KERNEL_VARIANT:-} in
+	arm:v6) echo 1 ;;
+	*) echo 0 ;;
 	esac
 }
 
@@ -258,6 +301,7 @@ suite_cmdline() {
 suite_dts() {
 	case $1:$2:${KERNEL_VARIANT:-} in
 	arm64:*:uefi) echo uefi ;;
+	arm:*:v6) echo v6 ;;
 	arm:inactive-pool:*) echo inactive-pool ;;
 	arm:forced-split-nomap:*) echo nomap ;;
 	*) echo "" ;;
@@ -272,6 +316,8 @@ variant_qemu_args() {
 	# edk2 loads -kernel/-initrd/-dtb from fw_cfg and boots the EFI stub
 	# acpi=off: edk2 then hands the kernel the device tree, not ACPI tables
 	arm64:uefi) echo "-bios $UEFI_FIRMWARE -machine acpi=off" ;;
+	# its AC97 codec: no sound on the host
+	arm:v6) echo "-audiodev none,id=snd0" ;;
 	*) echo "" ;;
 	esac
 }
@@ -281,6 +327,7 @@ variant_cmdline() {
 	arm64:64k) echo "cma=512M" ;;
 	# every page allocated and freed changes the (tagged) linear map
 	arm64:kasan) echo "debug_pagealloc=on" ;;
+	arm:v6) echo "cmadebug.end=halt" ;;
 	*) echo "" ;;
 	esac
 }
@@ -297,6 +344,9 @@ variant_suites() {
 	# generic KASAN, lockdep, KFENCE: slow under TCG, so main's kernel
 	# cases only (make debug-test boots main)
 	arm:debug) echo kernel kfence-late ;;
+	# ARMv6: sections and pages without TEX remap, decoded by layout and
+	# alias_check and compared with ptdump; main's kernel cases
+	arm:v6) echo kernel ;;
 	# the firmware's memory map: more memblock regions than split records;
 	# the debug kernel (lockdep, RT, KFENCE), so main's kernel cases only
 	arm64:uefi) echo kernel rodata-full ;;

@@ -49,7 +49,7 @@ BOARD_QEMU_ARGS="$(suite_qemu_args "$arch" "$suite") $(variant_qemu_args "$arch"
 # a distribution kernel's modules drive a device of their own (lib.sh)
 [ ! -f "$kdir/modules/.complete" ] || BOARD_QEMU_ARGS+=" $(echo $DISTRO_QEMU_ARGS)"
 export BOARD_QEMU_ARGS
-dtb=$("$TOP/scripts/board-dtb.sh" "$arch" "$out")
+dtb=$(BOARD_KERNEL_DIR=$kdir "$TOP/scripts/board-dtb.sh" "$arch" "$out")
 initrd=$("$TOP/scripts/initramfs.sh" "$arch" "$out")
 image=$kdir/$(basename "$(kernel_image_path "$arch")")
 log=$out/console-$mode.log
@@ -82,7 +82,23 @@ if [ "$mode" = shell ]; then
 	exec "${qemu_args[@]}"
 fi
 rc=0
-timeout --foreground "$timeout_s" "${qemu_args[@]}" </dev/null >"$log" 2>&1 || rc=$?
+if [ "$(board_halts "$arch")" = 1 ]; then
+	# the guest halts (lib.sh board_halts): QEMU is stopped once the
+	# kernel says "reboot: System halted", which it prints last
+	timeout --foreground "$timeout_s" "${qemu_args[@]}" </dev/null >"$log" 2>&1 &
+	qemu_pid=$!
+	while kill -0 "$qemu_pid" 2>/dev/null && ! grep -q 'reboot: System halted' "$log"; do
+		sleep 0.5
+	done
+	if grep -q 'reboot: System halted' "$log"; then
+		kill "$qemu_pid" 2>/dev/null || true
+		wait "$qemu_pid" 2>/dev/null || true
+	else
+		wait "$qemu_pid" || rc=$?
+	fi
+else
+	timeout --foreground "$timeout_s" "${qemu_args[@]}" </dev/null >"$log" 2>&1 || rc=$?
+fi
 if [ $rc = 124 ]; then
 	console_tail
 	die "the $arch guest did not power off within ${timeout_s}s (QEMU_TIMEOUT)"

@@ -293,6 +293,42 @@ test_alias_injection_found_and_removed() {
 	t_eq "conflicts after removal" "$before" "$(count_of $LM/alias_check)"
 }
 
+# arm: the memory type alias_check gives a section-mapped linear page is
+# the one the kernel built its sections with, the cache policy of the
+# boot's "Memory policy: Data cache POLICY" line (ptdump names no type for
+# a section).  The decoders differ by board: TEX/C/B on ARMv6 (the v6
+# board: writeback), the TEX remap index on ARMv7, AttrIndx with LPAE
+# (writealloc).  A page of the injected alias, from the page allocator:
+# section-mapped on every board that runs this (no forced split).
+test_section_linear_type_is_cache_policy() {
+	policy=$(dmesg | sed -n 's/.*Memory policy: .*Data cache \([a-z]*\).*/\1/p' | tail -n 1)
+	case $policy in
+	writeback) want=MEM/CACHED/WBRA ;;
+	writealloc) want=MEM/CACHED/WBWA ;;
+	writethrough) want=MEM/CACHED/WT ;;
+	*) t_fail "no cache policy in the boot log ('$policy')" || return 1 ;;
+	esac
+	echo 1 >$LM/inject/alias_add || t_fail "alias_add 1 failed" || return 1
+	pfn=$(sed -n 's/^alias=0x[0-9a-f]* .* pfns=\(0x[0-9a-f]*\)$/\1/p' $LM/inject/aliases)
+	addr=$(sed -n 's/^alias=\(0x[0-9a-f]*\) .*/\1/p' $LM/inject/aliases)
+	got=$(sed -n "s/^type=alias pfn=$pfn .* linear=\(0x[0-9a-f]*\) linear_type=\([^ ]*\) .*/\1 \2/p" $LM/alias_check)
+	echo "$addr" >$LM/inject/alias_remove || t_fail "alias_remove $addr failed" || return 1
+	[ -n "$got" ] || t_fail "alias_check lists no alias of pfn $pfn" || return 1
+	linear=${got% *}
+	# ptdump's entry level over the linear address: PTE, or a section
+	level=$(sed -n '/^---\[ Kernel Mapping/,/^---\[/p' /sys/kernel/debug/kernel_page_tables |
+		while read -r range size lvl rest; do
+			case $range in 0x*-0x*) ;; *) continue ;; esac
+			if [ $((${range%-*})) -le $((linear)) ] && [ $((linear)) -lt $((${range#*-})) ]; then
+				echo "$lvl"
+				break
+			fi
+		done)
+	echo "# policy=$policy pfn=$pfn linear=$linear level=$level linear_type=${got#* }"
+	[ -n "$level" ] && [ "$level" != PTE ] || t_fail "pfn $pfn is not section-mapped (ptdump: '$level')" || return 1
+	t_eq "linear_type of a section-mapped page" "$want" "${got#* }"
+}
+
 # kptr_restrict=2 hides kernel addresses from everyone, root too: the
 # files print 0 where a kernel virtual address would be, and the pfns still.
 test_kptr_restrict_hides_kernel_addresses() {
@@ -868,14 +904,27 @@ case $LM_ARCH in
 arm) WALK_START=0x60000000 ;;
 arm64) WALK_START=0x48000000 ;;
 esac
+# the ARMv6 board (RealView EB) has its 256 MiB of RAM at 0
+case $(cat /proc/device-tree/model 2>/dev/null) in
+*RealView*) WALK_START=0x08000000 ;;
+esac
+
+# The first address past the last System RAM range of /proc/iomem: RAM on
+# no board (PA 0 is RAM on the RealView board).
+past_ram() {
+	end=$(sed -n 's/^\([0-9a-f]*\)-\([0-9a-f]*\) : System RAM$/\2/p' /proc/iomem | tail -n 1)
+	printf '0x%x' $((0x$end + 1))
+}
 
 # The last: RAM's address plus 2^44, whose pfn is RAM's once cut to 32 bits
 # (arm without LPAE): the old walker walked RAM and reported the other.
 test_walk_rejects_bad_input() {
 	ram=$WALK_START
+	noram=$(past_ram)
+	[ "$noram" != 0x1 ] || t_fail "no System RAM in /proc/iomem" || return 1
 	for v in "" "start=$ram" "start=$ram pages=1" "start=$((ram + 1)) pages=1 accesses=1" \
 		"start=$ram pages=0 accesses=1" "start=$ram pages=1 accesses=0" \
-		"start=0 pages=1 accesses=1" "start=$ram pages=1048577 accesses=1" \
+		"start=$noram pages=1 accesses=1" "start=$ram pages=1048577 accesses=1" \
 		"start=$ram pages=1 accesses=4294967297" "start=$ram pages=1 accesses=1 foo=1" \
 		"start=$ram start=$ram pages=1 accesses=1" "start=$ram pages=-1 accesses=1" \
 		"start=$ram pages=1x accesses=1" "start=0xffffffffffff0000 pages=16 accesses=1" \
@@ -1159,6 +1208,7 @@ LM_MAIN_TESTS="
 	test_cmadebug_alias_exit_status"
 LM_ARM_MAIN_TESTS="
 	test_private_pool_split_at_boot
+	test_section_linear_type_is_cache_policy
 	test_cmadebug_alias_clean_board_exits_0
 	test_alias_check_clean_at_boot
 	test_coherent_alloc_traces_attr_change

@@ -140,7 +140,7 @@ done
 
 case $suite:$LM_ARCH in
 main:arm) lm_board_tests="$LM_ARM_MAIN_TESTS $TLB_TESTS" ;;
-kernel:arm) lm_board_kernel_tests="test_private_pool_split_at_boot test_alias_check_clean_at_boot test_user_alias_by_pid_clean" ;;
+kernel:arm) lm_board_kernel_tests="test_private_pool_split_at_boot test_section_linear_type_is_cache_policy test_alias_check_clean_at_boot test_user_alias_by_pid_clean" ;;
 kernel:arm64) lm_board_kernel_tests="test_noncoherent_buffer_alias_found test_user_alias_by_pid_sanctioned" ;;
 main:arm64) lm_board_tests="$LM_ARM64_MAIN_TESTS $PERF_RECORD_TESTS" ;;
 forced-split:arm) lm_board_tests="$LM_ARM_FORCED_SPLIT_TESTS $TLB_TESTS" ;;

@@ -1,4 +1,4 @@
-# Guest tests for linear_map debugfs (kernel-patches 0010-0031): the layout
+# Guest tests for linear_map debugfs (kernel-patches 0010-0032): the layout
 # agrees with ptdump and adds up, splits are counted by cause, coherent
 # allocations are traced, alias_check finds injected and real aliases.
 # Sourced by run-tests.sh; each suite (scripts/lib.sh suite_cmdline) boots
@@ -228,7 +228,8 @@ test_meminfo_agrees_with_layout() {
 # counters move what it split from sections to pages and still agree with
 # the layout walk; /proc/vmstat counts each section split as a
 # direct_map_level2_splits event, as x86 counts its run-time splits (the
-# boot-time ones, the CMA remap's, are no events).
+# boot-time ones, the CMA remap's, are no events); linear_map/splits
+# records each 2 MiB of it as page-granular, the cause arm64 gives its pool.
 test_kfence_late_split_counted() {
 	param=/sys/module/kfence/parameters/sample_interval
 	t_eq "kfence.sample_interval at boot" 0 "$(cat $param)" || return 1
@@ -237,6 +238,8 @@ test_kfence_late_split_counted() {
 	mib=$(arm_block_mib)
 	blocks=DirectMap${mib}M
 	pages0=$(layout_kb DirectMap4k /proc/meminfo) blocks0=$(layout_kb $blocks /proc/meminfo)
+	split0=$(split_total page-granular)
+	records0=$(grep -c '^type=split cause=page-granular ' $LM/splits)
 	echo 100 >$param || t_fail "enabling KFENCE after boot failed" || return 1
 	[ -d /sys/kernel/debug/kfence ] && grep -q 'enabled: 1' /sys/kernel/debug/kfence/stats ||
 		t_fail "KFENCE not enabled: $(head -n 1 /sys/kernel/debug/kfence/stats 2>&1)" || return 1
@@ -247,6 +250,12 @@ test_kfence_late_split_counted() {
 	t_eq "kB out of $blocks" $moved $((blocks0 - blocks1)) || return 1
 	t_eq "direct_map_level2_splits after the late pool" $((moved / (mib * 1024))) \
 		"$(vmstat_of direct_map_level2_splits)" || return 1
+	# linear_map/splits (0032): a page-granular record per 2 MiB split
+	sed 's/^/# /' $LM/splits
+	t_eq "page-granular entries split for the late pool" $((moved / (mib * 1024))) \
+		$(($(split_total page-granular) - split0)) || return 1
+	t_eq "page-granular records of the late pool (2 MiB each)" $((moved / 2048)) \
+		$(($(grep -c "^type=split cause=page-granular .* size=$((2 * MIB)) from=${mib}M to=4k entries=$((2 / mib))\$" $LM/splits) - records0)) || return 1
 	test_meminfo_agrees_with_layout
 }
 

@@ -2,12 +2,13 @@
 # Build every prefix of kernel-patches/series for arm and arm64, with the
 # options the series adds on and off, as a maintainer would before sending it:
 #
-#   on   the board config + PAGE_OWNER and MEMORY_HOTPLUG (arm64), whose code
-#        the series touches
+#   on   the board config + PAGE_OWNER, KFENCE and MEMORY_HOTPLUG (arm64),
+#        whose code the series touches (KFENCE: both arches' pool splits)
 #   off  the board config without CMA_DEBUGFS, LINEAR_MAP_DEBUGFS, TEST_DMA_CMA,
 #        TEST_LINEAR_MAP_WALK and (arm) ARM_DMA_CMA_KEEP_SECTIONS: no failure
 #        log, no linear_map files, no fault injection, no walker, no test
-#        driver, sections always split
+#        driver, sections always split; KFENCE on, whose hooks then call
+#        the series' stubs
 #   nocma  without CMA at all (only at the tip of the series)
 #   lmcore LINEAR_MAP_DEBUGFS without its fault injection and the walker (tip)
 #   modules both arches with MODULES: the two lib/ test modules built as
@@ -47,11 +48,12 @@ extra_config() {
 	case $variant in
 	on)
 		echo "CONFIG_PAGE_OWNER=y"
+		echo "CONFIG_KFENCE=y"
 		[ "$arch" = arm64 ] && echo "CONFIG_MEMORY_HOTPLUG=y" && echo "CONFIG_MEMORY_HOTREMOVE=y"
 		;;
 	off) printf '%s\n' "# CONFIG_CMA_DEBUGFS is not set" "# CONFIG_LINEAR_MAP_DEBUGFS is not set" \
 		"# CONFIG_ARM_DMA_CMA_KEEP_SECTIONS is not set" "# CONFIG_TEST_DMA_CMA is not set" \
-		"# CONFIG_TEST_LINEAR_MAP_WALK is not set" ;;
+		"# CONFIG_TEST_LINEAR_MAP_WALK is not set" "CONFIG_KFENCE=y" ;;
 	lmcore) printf '%s\n' "# CONFIG_LINEAR_MAP_FAULT_INJECT is not set" "# CONFIG_TEST_LINEAR_MAP_WALK is not set" ;;
 	modules) printf '%s\n' "CONFIG_MODULES=y" "CONFIG_MODULE_UNLOAD=y" "CONFIG_TEST_DMA_CMA=m" \
 		"CONFIG_TEST_LINEAR_MAP_WALK=m" ;;

@@ -306,8 +306,8 @@ test_alias_injection_found_and_removed() {
 # the one the kernel built its sections with, the cache policy of the
 # boot's "Memory policy: Data cache POLICY" line (ptdump names no type for
 # a section).  The decoders differ by board: TEX/C/B on ARMv6 (the v6
-# board: writeback), the TEX remap index on ARMv7, AttrIndx with LPAE
-# (writealloc).  A page of the injected alias, from the page allocator:
+# board), the TEX remap index on ARMv7, AttrIndx with LPAE.  A page of
+# the injected alias, from the page allocator:
 # section-mapped on every board that runs this (no forced split).
 test_section_linear_type_is_cache_policy() {
 	policy=$(dmesg | sed -n 's/.*Memory policy: .*Data cache \([a-z]*\).*/\1/p' | tail -n 1)

@@ -337,7 +337,7 @@ variant_cmdline() {
 # cannot be a CMA area, so not its main suite).
 variant_suites() {
 	case $1:$2 in
-	arm:lpae) echo main lowmem-cma forced-split keep-sections-fail ;;
+	arm:lpae) echo main lowmem-cma forced-split keep-sections-fail kfence-late ;;
 	arm64:64k) echo rodata-full forced-split ;;
 	# the locking and memory checkers: the whole main suite
 	arm64:kasan) echo main ;;

@@ -344,8 +344,8 @@ variant_suites() {
 	# generic KASAN, lockdep, KFENCE: slow under TCG, so main's kernel
 	# cases only (make debug-test boots main)
 	arm:debug) echo kernel kfence-late ;;
-	# ARMv6: sections and pages without TEX remap, decoded by layout and
-	# alias_check and compared with ptdump; main's kernel cases
+	# ARMv6: sections without TEX remap (layout's sizes held to ptdump,
+	# alias_check's types to the boot's cache policy); main's kernel cases
 	arm:v6) echo kernel ;;
 	# the firmware's memory map: more memblock regions than split records;
 	# the debug kernel (lockdep, RT, KFENCE), so main's kernel cases only

@@ -222,7 +222,7 @@ test_meminfo_agrees_with_layout() {
 	done
 }
 
-# kfence-late (the arm debug board, kfence.sample_interval=0): KFENCE
+# kfence-late (the arm debug and LPAE boards, KFENCE off at boot): KFENCE
 # enabled after boot allocates its pool then, and arch_kfence_init_pool()
 # splits the sections over it while the system runs.  The DirectMap
 # counters move what it split from sections to pages and still agree with
